@@ -1,0 +1,15 @@
+export {
+  describeLocation,
+  type InputLocation,
+  InvalidArgumentError,
+  InvalidJsonError,
+  InvalidMessageError,
+  UnknownModelError,
+} from './input-errors.js';
+export {
+  errorCodes,
+  isPrecisError,
+  PrecisError,
+  type PrecisErrorCode,
+  type PrecisErrorOptions,
+} from './precis-error.js';

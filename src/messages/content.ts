@@ -1,0 +1,85 @@
+import type {
+  AssistantContentPart,
+  Message,
+  Part,
+  ToolCallPart,
+  ToolResultOutput,
+  ToolResultPart,
+} from './types.js';
+
+/** The message's content as parts; string content reads as one text part. Does not copy parts. */
+export function contentParts(message: Message): readonly Part[] {
+  if (typeof message.content === 'string') return [{ type: 'text', text: message.content }];
+  return message.content;
+}
+
+export function toolCallsOf(message: Message): ToolCallPart[] {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return [];
+  return message.content.filter((part): part is ToolCallPart => part.type === 'tool-call');
+}
+
+export function toolResultsOf(message: Message): ToolResultPart[] {
+  if (typeof message.content === 'string' || message.role === 'system' || message.role === 'user') return [];
+  return (message.content as readonly Part[]).filter(
+    (part): part is ToolResultPart => part.type === 'tool-result',
+  );
+}
+
+/** True when a tool result part sits in the assistant message itself (provider-executed tools). */
+export function isAssistantInlineResult(part: AssistantContentPart): part is ToolResultPart {
+  return part.type === 'tool-result';
+}
+
+/** The text a tool result output carries, as the model would read it. */
+export function toolOutputText(output: ToolResultOutput): string {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return output.value;
+    case 'json':
+    case 'error-json':
+      return JSON.stringify(output.value);
+    case 'content':
+      return output.value
+        .map((item) => (item.type === 'text' ? item.text : ''))
+        .filter((text) => text !== '')
+        .join('\n');
+    case 'execution-denied':
+      return output.reason ?? 'Tool execution denied.';
+  }
+}
+
+export function isErrorOutput(output: ToolResultOutput): boolean {
+  return output.type === 'error-text' || output.type === 'error-json' || output.type === 'execution-denied';
+}
+
+/** All model-visible text of a message joined by newlines (text, reasoning, tool inputs and outputs). */
+export function messageText(message: Message): string {
+  if (typeof message.content === 'string') return message.content;
+  const pieces: string[] = [];
+  for (const part of message.content as readonly Part[]) {
+    switch (part.type) {
+      case 'text':
+      case 'reasoning':
+        pieces.push(part.text);
+        break;
+      case 'tool-call':
+        pieces.push(typeof part.input === 'string' ? part.input : JSON.stringify(part.input ?? null));
+        break;
+      case 'tool-result':
+        pieces.push(toolOutputText(part.output));
+        break;
+      default:
+        break;
+    }
+  }
+  return pieces.join('\n');
+}
+
+/** True when the message carries nothing at all: empty string, no parts, or only empty text parts. */
+export function isEmptyMessage(message: Message): boolean {
+  if (typeof message.content === 'string') return message.content.length === 0;
+  return (message.content as readonly Part[]).every(
+    (part) => (part.type === 'text' || part.type === 'reasoning') && part.text.length === 0 && !part.providerOptions,
+  );
+}

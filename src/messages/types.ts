@@ -1,0 +1,178 @@
+/**
+ * The canonical message model. It follows the Vercel AI SDK `ModelMessage` shape (v5/v6) so an AI SDK user can
+ * pass their `messages` array straight in and get one back, plus two optional fields of our own: a stable `id`
+ * and precis `metadata`. Provider-specific data we do not model lives in `providerOptions`, keyed by provider,
+ * exactly where the AI SDK keeps it (`providerOptions.anthropic.signature`, `.cacheControl`, ...).
+ */
+
+export type JSONValue = null | string | number | boolean | JSONObject | JSONValue[];
+export interface JSONObject {
+  [key: string]: JSONValue;
+}
+
+/** Provider-keyed options, e.g. `{ anthropic: { cacheControl: { type: 'ephemeral' } } }`. */
+export type ProviderOptions = Record<string, Record<string, JSONValue>>;
+
+/** Binary or addressable content: base64 string, raw bytes, or a URL (as a `URL` or an http(s)/data URL string). */
+export type DataContent = string | Uint8Array | ArrayBuffer | URL;
+
+export interface TextPart {
+  type: 'text';
+  text: string;
+  providerOptions?: ProviderOptions;
+}
+
+export interface ReasoningPart {
+  type: 'reasoning';
+  text: string;
+  providerOptions?: ProviderOptions;
+}
+
+export interface ImagePart {
+  type: 'image';
+  image: DataContent;
+  mediaType?: string;
+  providerOptions?: ProviderOptions;
+}
+
+export interface FilePart {
+  type: 'file';
+  data: DataContent;
+  mediaType: string;
+  filename?: string;
+  providerOptions?: ProviderOptions;
+}
+
+export interface ToolCallPart {
+  type: 'tool-call';
+  toolCallId: string;
+  toolName: string;
+  /** Parsed arguments. A provider that sent arguments which are not valid JSON yields the raw string here. */
+  input: unknown;
+  /** True for calls the provider ran itself (Anthropic server tools such as web search). */
+  providerExecuted?: boolean;
+  providerOptions?: ProviderOptions;
+}
+
+export type ToolResultContentItem =
+  | { type: 'text'; text: string; providerOptions?: ProviderOptions }
+  | { type: 'media'; data: string; mediaType: string }
+  | { type: 'image-data' | 'file-data'; data: string; mediaType: string; filename?: string }
+  | { type: 'image-url' | 'file-url'; url: string };
+
+export type ToolResultOutput =
+  | { type: 'text'; value: string }
+  | { type: 'json'; value: JSONValue }
+  | { type: 'error-text'; value: string }
+  | { type: 'error-json'; value: JSONValue }
+  | { type: 'content'; value: ToolResultContentItem[] }
+  | { type: 'execution-denied'; reason?: string };
+
+export interface ToolResultPart {
+  type: 'tool-result';
+  toolCallId: string;
+  toolName: string;
+  output: ToolResultOutput;
+  providerOptions?: ProviderOptions;
+}
+
+/** AI SDK v6 tool approval parts: carried through, never interpreted. */
+export interface ToolApprovalRequestPart {
+  type: 'tool-approval-request';
+  approvalId: string;
+  toolCallId: string;
+}
+
+export interface ToolApprovalResponsePart {
+  type: 'tool-approval-response';
+  approvalId: string;
+  approved: boolean;
+  reason?: string;
+}
+
+/** What precis itself records about a message. Everything is optional and JSON-serialisable. */
+export interface MessageMetadata {
+  /** Never compressed, stubbed or dropped. */
+  pinned?: boolean;
+  /** Where the message came from: an importer name, `summary`, `stub`, ... */
+  origin?: string;
+  /** Archive handle of the original when this message is a stub or summary. */
+  handle?: string;
+  /** Free-form data of importers and integrations (timestamps, source record ids). */
+  [key: string]: JSONValue | undefined;
+}
+
+interface MessageFields {
+  /** Stable id: kept when given, derived from content and occurrence otherwise (see `assignIds`). */
+  id?: string;
+  providerOptions?: ProviderOptions;
+  metadata?: MessageMetadata;
+}
+
+export interface SystemMessage extends MessageFields {
+  role: 'system';
+  content: string;
+}
+
+export type UserContentPart = TextPart | ImagePart | FilePart;
+export interface UserMessage extends MessageFields {
+  role: 'user';
+  content: string | UserContentPart[];
+}
+
+export type AssistantContentPart =
+  | TextPart
+  | FilePart
+  | ReasoningPart
+  | ToolCallPart
+  | ToolResultPart
+  | ToolApprovalRequestPart;
+export interface AssistantMessage extends MessageFields {
+  role: 'assistant';
+  content: string | AssistantContentPart[];
+}
+
+export type ToolContentPart = ToolResultPart | ToolApprovalResponsePart;
+export interface ToolMessage extends MessageFields {
+  role: 'tool';
+  content: ToolContentPart[];
+}
+
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+export type Role = Message['role'];
+export const roles = ['system', 'user', 'assistant', 'tool'] as const satisfies readonly Role[];
+
+export type Part = UserContentPart | AssistantContentPart | ToolContentPart;
+export type PartType = Part['type'];
+export const partTypes = [
+  'text',
+  'reasoning',
+  'image',
+  'file',
+  'tool-call',
+  'tool-result',
+  'tool-approval-request',
+  'tool-approval-response',
+] as const satisfies readonly PartType[];
+
+/** A message whose id has been assigned. */
+export type IdentifiedMessage = Message & { id: string };
+
+/** A tool the model may call, as sent alongside the messages. Counted in the token budget. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: JSONValue;
+  providerOptions?: ProviderOptions;
+}
+
+/** Messages plus what travels with them in a request. */
+export interface Conversation {
+  messages: Message[];
+  tools?: ToolDefinition[];
+  /** The model the conversation was recorded with or is headed to, when known. */
+  model?: string;
+  /** Request-level fields precis does not model (temperature, metadata, ...), kept for lossless round trips. */
+  providerOptions?: ProviderOptions;
+}
