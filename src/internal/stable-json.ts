@@ -43,7 +43,9 @@ function write(value: unknown, out: string[]): void {
     return;
   }
   if (value instanceof Uint8Array) {
-    out.push(JSON.stringify(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')));
+    out.push(
+      JSON.stringify(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')),
+    );
     return;
   }
   if (value instanceof ArrayBuffer) {
