@@ -80,6 +80,7 @@ export function messageText(message: Message): string {
 export function isEmptyMessage(message: Message): boolean {
   if (typeof message.content === 'string') return message.content.length === 0;
   return (message.content as readonly Part[]).every(
-    (part) => (part.type === 'text' || part.type === 'reasoning') && part.text.length === 0 && !part.providerOptions,
+    (part) =>
+      (part.type === 'text' || part.type === 'reasoning') && part.text.length === 0 && !part.providerOptions,
   );
 }

@@ -5,7 +5,11 @@ import type { IdentifiedMessage, Message } from './types.js';
 /** Hash of what a message says: role, content and provider options. Ids and metadata do not count. */
 export function messageContentHash(message: Message): string {
   return hashText(
-    stableStringify({ role: message.role, content: message.content, providerOptions: message.providerOptions }),
+    stableStringify({
+      role: message.role,
+      content: message.content,
+      providerOptions: message.providerOptions,
+    }),
   );
 }
 

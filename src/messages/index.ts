@@ -7,8 +7,8 @@ export {
   toolOutputText,
   toolResultsOf,
 } from './content.js';
+export type { ConversionWarning } from './convert/conversion-warning.js';
 export { assignIds, messageContentHash, stripPrecisFields } from './ids.js';
 export { type ParseMessagesOptions, parseConversation, parseMessages } from './parse.js';
 export { type Provider, providers } from './provider.js';
-export type { ConversionWarning } from './convert/conversion-warning.js';
 export * from './types.js';

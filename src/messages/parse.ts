@@ -29,7 +29,10 @@ const outputTypes = ['text', 'json', 'error-text', 'error-json', 'content', 'exe
 export function parseMessages(value: unknown, options: ParseMessagesOptions = {}): Message[] {
   const { file } = options;
   if (!Array.isArray(value)) {
-    throw new InvalidMessageError(`expected an array of messages, got ${describe(value)}`, withFile(file, {}));
+    throw new InvalidMessageError(
+      `expected an array of messages, got ${describe(value)}`,
+      withFile(file, {}),
+    );
   }
   value.forEach((message, index) => {
     checkMessage(message, (reason, path) => {
@@ -57,11 +60,17 @@ export function parseConversation(value: unknown, options: ParseMessagesOptions 
 
 function parseTools(value: unknown, options: ParseMessagesOptions): ToolDefinition[] {
   if (!Array.isArray(value)) {
-    throw new InvalidMessageError(`"tools" must be an array, got ${describe(value)}`, withFile(options.file, {}));
+    throw new InvalidMessageError(
+      `"tools" must be an array, got ${describe(value)}`,
+      withFile(options.file, {}),
+    );
   }
   value.forEach((tool, index) => {
     if (!isRecord(tool) || typeof tool.name !== 'string') {
-      throw new InvalidMessageError('a tool needs a string "name"', withFile(options.file, { path: `tools[${index}]` }));
+      throw new InvalidMessageError(
+        'a tool needs a string "name"',
+        withFile(options.file, { path: `tools[${index}]` }),
+      );
     }
     if (tool.inputSchema === undefined) {
       throw new InvalidMessageError(
@@ -104,8 +113,11 @@ function checkMessage(message: unknown, fail: Fail): void {
     return;
   }
   if (role === 'system') fail(`system message content must be a string, got ${describe(content)}`, 'content');
-  if (!Array.isArray(content)) fail(`content must be a string or an array of parts, got ${describe(content)}`, 'content');
-  (content as unknown[]).forEach((part, i) => checkPart(part, allowed, role as string, `content[${i}]`, fail));
+  if (!Array.isArray(content))
+    fail(`content must be a string or an array of parts, got ${describe(content)}`, 'content');
+  (content as unknown[]).forEach((part, i) =>
+    checkPart(part, allowed, role as string, `content[${i}]`, fail),
+  );
 }
 
 function checkPart(part: unknown, allowed: readonly string[], role: string, path: string, fail: Fail): void {
@@ -115,7 +127,8 @@ function checkPart(part: unknown, allowed: readonly string[], role: string, path
     fail(`part type ${JSON.stringify(p.type)} is not allowed in a ${role} message`, `${path}.type`);
   }
   const needString = (field: string) => {
-    if (typeof p[field] !== 'string') fail(`"${field}" must be a string, got ${describe(p[field])}`, `${path}.${field}`);
+    if (typeof p[field] !== 'string')
+      fail(`"${field}" must be a string, got ${describe(p[field])}`, `${path}.${field}`);
   };
   switch (p.type) {
     case 'text':
@@ -151,7 +164,13 @@ function checkPart(part: unknown, allowed: readonly string[], role: string, path
 }
 
 function checkData(data: unknown, path: string, fail: Fail): void {
-  if (typeof data === 'string' || data instanceof Uint8Array || data instanceof ArrayBuffer || data instanceof URL) return;
+  if (
+    typeof data === 'string' ||
+    data instanceof Uint8Array ||
+    data instanceof ArrayBuffer ||
+    data instanceof URL
+  )
+    return;
   fail(`expected a base64 string, bytes or a URL, got ${describe(data)}`, path);
 }
 
@@ -163,6 +182,8 @@ function checkOutput(output: unknown, path: string, fail: Fail): void {
   if ((o.type === 'text' || o.type === 'error-text') && typeof o.value !== 'string') {
     fail(`"value" of a ${o.type} output must be a string, got ${describe(o.value)}`, `${path}.value`);
   }
-  if (o.type === 'content' && !Array.isArray(o.value)) fail('"value" of a content output must be an array', `${path}.value`);
-  if ((o.type === 'json' || o.type === 'error-json') && !('value' in o)) fail('a json output needs "value"', `${path}.value`);
+  if (o.type === 'content' && !Array.isArray(o.value))
+    fail('"value" of a content output must be an array', `${path}.value`);
+  if ((o.type === 'json' || o.type === 'error-json') && !('value' in o))
+    fail('a json output needs "value"', `${path}.value`);
 }
