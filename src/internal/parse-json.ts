@@ -1,4 +1,5 @@
 import { InvalidJsonError } from '../errors/index.js';
+import { locateJsonError } from './locate-json-error.js';
 
 export interface ParseJsonOptions {
   file?: string;
@@ -20,12 +21,13 @@ export function parseJsonText(text: string, options: ParseJsonOptions = {}): unk
   try {
     return JSON.parse(text);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    const position = /position (\d+)/.exec(reason);
-    const offset = position ? Number(position[1]) : text.length;
-    const where = lineAndColumn(text, offset);
+    const located = locateJsonError(text) ?? {
+      offset: text.length,
+      reason: error instanceof Error ? error.message : String(error),
+    };
+    const where = lineAndColumn(text, located.offset);
     throw new InvalidJsonError(
-      `invalid JSON: ${reason.replace(/ in JSON at position \d+.*$/, '')}`,
+      `invalid JSON: ${located.reason}`,
       { ...(options.file === undefined ? {} : { file: options.file }), ...where },
       { cause: error },
     );
