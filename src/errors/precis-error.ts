@@ -24,7 +24,8 @@ export interface PrecisErrorOptions {
 
 export class PrecisError extends Error {
   readonly code: PrecisErrorCode;
-  private readonly [brand] = true;
+  /** Brand read by `isInstance`; a symbol so it never clashes with user fields. */
+  readonly [brand] = true;
 
   constructor(code: PrecisErrorCode, message: string, options: PrecisErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });

@@ -31,14 +31,14 @@ export function locateJsonError(text: string): JsonErrorLocation | undefined {
         return undefined;
       }
       if (char === '\\') {
-        const escape = text[i + 1];
-        if (escape === 'u') {
+        const escaped = text[i + 1];
+        if (escaped === 'u') {
           if (!/^[0-9a-fA-F]{4}$/.test(text.slice(i + 2, i + 6))) {
             i += 2;
             return fail('four hex digits after \\u');
           }
           i += 6;
-        } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) i += 2;
+        } else if (escaped !== undefined && '"\\/bfnrt'.includes(escaped)) i += 2;
         else {
           i++;
           return fail('a valid escape character');

@@ -115,9 +115,9 @@ function checkMessage(message: unknown, fail: Fail): void {
   if (role === 'system') fail(`system message content must be a string, got ${describe(content)}`, 'content');
   if (!Array.isArray(content))
     fail(`content must be a string or an array of parts, got ${describe(content)}`, 'content');
-  (content as unknown[]).forEach((part, i) =>
-    checkPart(part, allowed, role as string, `content[${i}]`, fail),
-  );
+  (content as unknown[]).forEach((part, i) => {
+    checkPart(part, allowed, role as string, `content[${i}]`, fail);
+  });
 }
 
 function checkPart(part: unknown, allowed: readonly string[], role: string, path: string, fail: Fail): void {
