@@ -1,4 +1,5 @@
 import { InvalidMessageError } from '../errors/index.js';
+import { describeValue, isRecord } from '../internal/json-shapes.js';
 import type { Conversation, Message, ToolDefinition } from './types.js';
 
 export interface ParseMessagesOptions {
@@ -7,10 +8,6 @@ export interface ParseMessagesOptions {
 }
 
 type Record_ = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record_ {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const partTypesByRole: Record<Message['role'], readonly string[]> = {
   system: [],
@@ -30,7 +27,7 @@ export function parseMessages(value: unknown, options: ParseMessagesOptions = {}
   const { file } = options;
   if (!Array.isArray(value)) {
     throw new InvalidMessageError(
-      `expected an array of messages, got ${describe(value)}`,
+      `expected an array of messages, got ${describeValue(value)}`,
       withFile(file, {}),
     );
   }
@@ -47,7 +44,7 @@ export function parseConversation(value: unknown, options: ParseMessagesOptions 
   if (Array.isArray(value)) return { messages: parseMessages(value, options) };
   if (!isRecord(value) || !('messages' in value)) {
     throw new InvalidMessageError(
-      `expected a message array or an object with "messages", got ${describe(value)}`,
+      `expected a message array or an object with "messages", got ${describeValue(value)}`,
       withFile(options.file, {}),
     );
   }
@@ -61,7 +58,7 @@ export function parseConversation(value: unknown, options: ParseMessagesOptions 
 function parseTools(value: unknown, options: ParseMessagesOptions): ToolDefinition[] {
   if (!Array.isArray(value)) {
     throw new InvalidMessageError(
-      `"tools" must be an array, got ${describe(value)}`,
+      `"tools" must be an array, got ${describeValue(value)}`,
       withFile(options.file, {}),
     );
   }
@@ -86,16 +83,10 @@ function withFile<T extends object>(file: string | undefined, location: T): T & 
   return file === undefined ? location : { ...location, file };
 }
 
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
-}
-
 type Fail = (reason: string, path: string) => never;
 
 function checkMessage(message: unknown, fail: Fail): void {
-  if (!isRecord(message)) fail(`a message must be an object, got ${describe(message)}`, '');
+  if (!isRecord(message)) fail(`a message must be an object, got ${describeValue(message)}`, '');
   const m = message as Record_;
   const role = m.role;
   if (typeof role !== 'string' || !(role in partTypesByRole)) {
@@ -112,23 +103,24 @@ function checkMessage(message: unknown, fail: Fail): void {
     if (role === 'tool') fail('tool message content must be an array of tool-result parts', 'content');
     return;
   }
-  if (role === 'system') fail(`system message content must be a string, got ${describe(content)}`, 'content');
+  if (role === 'system')
+    fail(`system message content must be a string, got ${describeValue(content)}`, 'content');
   if (!Array.isArray(content))
-    fail(`content must be a string or an array of parts, got ${describe(content)}`, 'content');
+    fail(`content must be a string or an array of parts, got ${describeValue(content)}`, 'content');
   (content as unknown[]).forEach((part, i) => {
     checkPart(part, allowed, role as string, `content[${i}]`, fail);
   });
 }
 
 function checkPart(part: unknown, allowed: readonly string[], role: string, path: string, fail: Fail): void {
-  if (!isRecord(part)) fail(`a content part must be an object, got ${describe(part)}`, path);
+  if (!isRecord(part)) fail(`a content part must be an object, got ${describeValue(part)}`, path);
   const p = part as Record_;
   if (typeof p.type !== 'string' || !allowed.includes(p.type)) {
     fail(`part type ${JSON.stringify(p.type)} is not allowed in a ${role} message`, `${path}.type`);
   }
   const needString = (field: string) => {
     if (typeof p[field] !== 'string')
-      fail(`"${field}" must be a string, got ${describe(p[field])}`, `${path}.${field}`);
+      fail(`"${field}" must be a string, got ${describeValue(p[field])}`, `${path}.${field}`);
   };
   switch (p.type) {
     case 'text':
@@ -171,7 +163,7 @@ function checkData(data: unknown, path: string, fail: Fail): void {
     data instanceof URL
   )
     return;
-  fail(`expected a base64 string, bytes or a URL, got ${describe(data)}`, path);
+  fail(`expected a base64 string, bytes or a URL, got ${describeValue(data)}`, path);
 }
 
 function checkOutput(output: unknown, path: string, fail: Fail): void {
@@ -180,7 +172,7 @@ function checkOutput(output: unknown, path: string, fail: Fail): void {
   }
   const o = output as Record_;
   if ((o.type === 'text' || o.type === 'error-text') && typeof o.value !== 'string') {
-    fail(`"value" of a ${o.type} output must be a string, got ${describe(o.value)}`, `${path}.value`);
+    fail(`"value" of a ${o.type} output must be a string, got ${describeValue(o.value)}`, `${path}.value`);
   }
   if (o.type === 'content' && !Array.isArray(o.value))
     fail('"value" of a content output must be an array', `${path}.value`);

@@ -4,8 +4,9 @@ import { anthropicConversation } from '../../../test/arbitraries/anthropic.js';
 import { messageConversation } from '../../../test/arbitraries/messages.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import type { Conversation, Message } from '../types.js';
-import { fromAnthropic, toAnthropic, unknownToolName } from './anthropic.js';
+import { fromAnthropic, toAnthropic } from './anthropic.js';
 import type { AnthropicMessage, AnthropicMessagesRequest } from './anthropic-types.js';
+import { unknownToolName } from './placeholders.js';
 
 /** The parts of a request `toAnthropic` writes. */
 function wireOf(input: AnthropicMessagesRequest | AnthropicMessage[]) {

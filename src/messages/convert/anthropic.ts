@@ -26,6 +26,7 @@
 import { Buffer } from 'node:buffer';
 import type { InputLocation } from '../../errors/index.js';
 import { InvalidMessageError } from '../../errors/index.js';
+import { describeValue, isRecord } from '../../internal/json-shapes.js';
 import { toolOutputText } from '../content.js';
 import type {
   AssistantContentPart,
@@ -62,6 +63,7 @@ import type {
   AnthropicUnknownBlock,
 } from './anthropic-types.js';
 import type { ConversionWarning } from './conversion-warning.js';
+import { unknownToolName } from './placeholders.js';
 
 export interface FromAnthropicOptions {
   /** File name to put in error messages. */
@@ -83,12 +85,6 @@ export interface ToAnthropicResult {
   /** What could not be represented. Warnings about tool definitions have index -1 and a `tools[i]` path. */
   warnings: ConversionWarning[];
 }
-
-/**
- * Tool name of a tool result whose tool_use is not in the conversation. Anthropic tool names cannot contain
- * spaces or parentheses, so this never collides with a real one.
- */
-export const unknownToolName = '(unknown tool)';
 
 type UnknownRecord = Record<string, unknown>;
 /** The contents of `providerOptions.anthropic`. */
@@ -128,10 +124,6 @@ const deniedToolOutput = 'Tool execution denied.';
 // Shared helpers
 // ---------------------------------------------------------------------------------------------------------------
 
-function isRecord(value: unknown): value is UnknownRecord {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The fields of `record` not named in `known`, or undefined when there are none. Undefined values count as absent. */
 function unknownFields(record: UnknownRecord, known: readonly string[]): JSONObject | undefined {
   const entries = Object.entries(record).filter(
@@ -156,12 +148,6 @@ function withProviderOptions<T extends { providerOptions?: ProviderOptions }>(
   providerOptions: ProviderOptions | undefined,
 ): T {
   return providerOptions === undefined ? value : { ...value, providerOptions };
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
 }
 
 function isHttpUrl(text: string): boolean {
@@ -205,16 +191,21 @@ function invalid(context: ReadContext, reason: string, path: string): never {
 function readString(record: UnknownRecord, field: string, path: string, context: ReadContext): string {
   const value = record[field];
   if (typeof value !== 'string') {
-    invalid(context, `"${field}" must be a string, got ${describe(value)}`, `${path}.${field}`);
+    invalid(context, `"${field}" must be a string, got ${describeValue(value)}`, `${path}.${field}`);
   }
   return value;
 }
 
 /** A content block: an object with a string `type`. */
 function readBlockShape(value: unknown, path: string, context: ReadContext): UnknownRecord {
-  if (!isRecord(value)) invalid(context, `a content block must be an object, got ${describe(value)}`, path);
+  if (!isRecord(value))
+    invalid(context, `a content block must be an object, got ${describeValue(value)}`, path);
   if (typeof value.type !== 'string') {
-    invalid(context, `a content block needs a string "type", got ${describe(value.type)}`, `${path}.type`);
+    invalid(
+      context,
+      `a content block needs a string "type", got ${describeValue(value.type)}`,
+      `${path}.type`,
+    );
   }
   return value;
 }
@@ -232,15 +223,15 @@ export function fromAnthropic(input: unknown, options: FromAnthropicOptions = {}
   if (!isRecord(input) || input.messages === undefined) {
     invalid(
       context,
-      `expected an array of messages or a request body with "messages", got ${describe(input)}`,
+      `expected an array of messages or a request body with "messages", got ${describeValue(input)}`,
       '',
     );
   }
   const { system, messages, tools, model, ...requestFields } = input;
   if (!Array.isArray(messages))
-    invalid(context, `"messages" must be an array, got ${describe(messages)}`, 'messages');
+    invalid(context, `"messages" must be an array, got ${describeValue(messages)}`, 'messages');
   if (model !== undefined && typeof model !== 'string') {
-    invalid(context, `"model" must be a string, got ${describe(model)}`, 'model');
+    invalid(context, `"model" must be a string, got ${describeValue(model)}`, 'model');
   }
   const conversation: Conversation = {
     messages: [...readSystem(system, context), ...readMessages(messages, context)],
@@ -258,7 +249,7 @@ function readSystem(system: unknown, context: ReadContext): SystemMessage[] {
   if (!Array.isArray(system)) {
     invalid(
       context,
-      `"system" must be a string or an array of text blocks, got ${describe(system)}`,
+      `"system" must be a string or an array of text blocks, got ${describeValue(system)}`,
       'system',
     );
   }
@@ -282,12 +273,13 @@ function readSystemBlock(value: unknown, path: string, lone: boolean, context: R
 }
 
 function readTools(tools: unknown, context: ReadContext): ToolDefinition[] {
-  if (!Array.isArray(tools)) invalid(context, `"tools" must be an array, got ${describe(tools)}`, 'tools');
+  if (!Array.isArray(tools))
+    invalid(context, `"tools" must be an array, got ${describeValue(tools)}`, 'tools');
   return tools.map((tool, position) => readTool(tool, `tools[${position}]`, context));
 }
 
 function readTool(value: unknown, path: string, context: ReadContext): ToolDefinition {
-  if (!isRecord(value)) invalid(context, `a tool must be an object, got ${describe(value)}`, path);
+  if (!isRecord(value)) invalid(context, `a tool must be an object, got ${describeValue(value)}`, path);
   const name = readString(value, 'name', path, context);
   // Server tools (web search, code execution, ...) have a versioned type and no input schema: kept whole.
   if (typeof value.type === 'string' && value.type !== 'custom') {
@@ -311,13 +303,17 @@ function readMessages(values: readonly unknown[], context: ReadContext): Message
 }
 
 function readMessage(value: unknown, context: ReadContext, nextIsUser: boolean): Message[] {
-  if (!isRecord(value)) invalid(context, `a message must be an object, got ${describe(value)}`, '');
+  if (!isRecord(value)) invalid(context, `a message must be an object, got ${describeValue(value)}`, '');
   const { role, content } = value;
   if (role !== 'user' && role !== 'assistant') {
     invalid(context, `unknown role ${JSON.stringify(role)} (expected user or assistant)`, 'role');
   }
   if (typeof content !== 'string' && !Array.isArray(content)) {
-    invalid(context, `content must be a string or an array of blocks, got ${describe(content)}`, 'content');
+    invalid(
+      context,
+      `content must be a string or an array of blocks, got ${describeValue(content)}`,
+      'content',
+    );
   }
   const extra = unknownFields(value, messageFields);
   if (role === 'assistant') return [readAssistantMessage(content, extra, context)];
@@ -439,9 +435,14 @@ type MediaSource =
 function readMediaSource(block: UnknownRecord, path: string, context: ReadContext): MediaSource | undefined {
   const source = block.source;
   const sourcePath = `${path}.source`;
-  if (!isRecord(source)) invalid(context, `"source" must be an object, got ${describe(source)}`, sourcePath);
+  if (!isRecord(source))
+    invalid(context, `"source" must be an object, got ${describeValue(source)}`, sourcePath);
   if (typeof source.type !== 'string') {
-    invalid(context, `"source.type" must be a string, got ${describe(source.type)}`, `${sourcePath}.type`);
+    invalid(
+      context,
+      `"source.type" must be a string, got ${describeValue(source.type)}`,
+      `${sourcePath}.type`,
+    );
   }
   switch (source.type) {
     case 'base64':
@@ -585,7 +586,7 @@ function readToolResultBlock(block: UnknownRecord, path: string, context: ReadCo
   const toolCallId = readString(block, 'tool_use_id', path, context);
   const isError = block.is_error;
   if (isError !== undefined && typeof isError !== 'boolean') {
-    invalid(context, `"is_error" must be a boolean, got ${describe(isError)}`, `${path}.is_error`);
+    invalid(context, `"is_error" must be a boolean, got ${describeValue(isError)}`, `${path}.is_error`);
   }
   const { content } = block;
   let output: ToolResultOutput;
@@ -599,7 +600,7 @@ function readToolResultBlock(block: UnknownRecord, path: string, context: ReadCo
   } else {
     invalid(
       context,
-      `"content" must be a string or an array of blocks, got ${describe(content)}`,
+      `"content" must be a string or an array of blocks, got ${describeValue(content)}`,
       `${path}.content`,
     );
   }

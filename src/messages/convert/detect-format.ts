@@ -1,3 +1,5 @@
+import { isRecord } from '../../internal/json-shapes.js';
+
 /**
  * Guesses which wire format a parsed JSON document is in. Only looks at shapes, never at content, and explains
  * its answer so `precis convert` can say why it chose a format (and `--from` can overrule it).
@@ -30,10 +32,6 @@ const precisParts = new Set([
   'tool-approval-request',
   'tool-approval-response',
 ]);
-
-function isRecord(value: unknown): value is Loose {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 export function detectFormat(document: unknown): FormatGuess {
   if (isRecord(document)) {

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { openAIConversation, openAIRequest } from '../../../test/arbitraries/openai.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
 import type { AssistantMessage, Conversation, Message, ToolCallPart, UserMessage } from '../types.js';
-import { fromOpenAI, toOpenAI, unknownToolName } from './openai.js';
+import { fromOpenAI, toOpenAI } from './openai.js';
+import { unknownToolName } from './placeholders.js';
 
 function roundTrip(input: unknown): unknown {
   const result = toOpenAI(fromOpenAI(input));

@@ -25,6 +25,7 @@
  */
 
 import { type InputLocation, InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
+import { describeValue, isRecord } from '../../internal/json-shapes.js';
 import { stableStringify } from '../../internal/stable-json.js';
 import { toolOutputText } from '../content.js';
 import type {
@@ -63,6 +64,7 @@ import {
   type OpenAIUserContentPart,
   openAIRoles,
 } from './openai-types.js';
+import { unknownToolName } from './placeholders.js';
 
 export interface FromOpenAIOptions {
   /** File name to put in error messages. */
@@ -93,8 +95,6 @@ export interface ToOpenAIResult {
   warnings: ConversionWarning[];
 }
 
-/** Tool name of a tool result whose call is not in the conversation (OpenAI tool messages carry no name). */
-export const unknownToolName = 'unknown';
 /** Call id of a legacy `function` message that follows no `function_call`. */
 export const unknownToolCallId = 'unknown';
 
@@ -118,17 +118,6 @@ const failSilently: Fail = (reason) => {
   throw new Error(reason);
 };
 
-function isWireObject(value: unknown): value is WireObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function describe(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
-}
-
 function location(file: string | undefined, index?: number, path?: string): InputLocation {
   return {
     ...(file === undefined ? {} : { file }),
@@ -138,12 +127,12 @@ function location(file: string | undefined, index?: number, path?: string): Inpu
 }
 
 function expectObject(value: unknown, path: string, fail: Fail): WireObject {
-  if (!isWireObject(value)) fail(`expected an object, got ${describe(value)}`, path);
+  if (!isRecord(value)) fail(`expected an object, got ${describeValue(value)}`, path);
   return value as WireObject;
 }
 
 function expectString(value: unknown, path: string, fail: Fail): string {
-  if (typeof value !== 'string') fail(`expected a string, got ${describe(value)}`, path);
+  if (typeof value !== 'string') fail(`expected a string, got ${describeValue(value)}`, path);
   return value as string;
 }
 
@@ -179,7 +168,7 @@ function hintsOf(carrier: HintCarrier): OpenAIHints {
 
 function objectHint(hints: OpenAIHints, key: string): JSONObject {
   const value = hints[key];
-  return isWireObject(value) ? (value as JSONObject) : {};
+  return isRecord(value) ? (value as JSONObject) : {};
 }
 
 function nameField(hints: OpenAIHints): { name?: string } {
@@ -308,9 +297,9 @@ interface ImportState {
 export function fromOpenAI(input: unknown, options: FromOpenAIOptions = {}): Conversation {
   const { file } = options;
   if (Array.isArray(input)) return { messages: messagesFromOpenAI(input, file) };
-  if (!isWireObject(input)) {
+  if (!isRecord(input)) {
     throw new InvalidMessageError(
-      `expected an array of messages or a request body with "messages", got ${describe(input)}`,
+      `expected an array of messages or a request body with "messages", got ${describeValue(input)}`,
       location(file),
     );
   }
@@ -321,7 +310,7 @@ export function fromOpenAI(input: unknown, options: FromOpenAIOptions = {}): Con
   else if (tools === null) request.tools = null;
   else if (tools !== undefined) {
     throw new InvalidMessageError(
-      `"tools" must be an array, got ${describe(tools)}`,
+      `"tools" must be an array, got ${describeValue(tools)}`,
       location(file, undefined, 'tools'),
     );
   }
@@ -329,7 +318,7 @@ export function fromOpenAI(input: unknown, options: FromOpenAIOptions = {}): Con
   else if (model === null) request.model = null;
   else if (model !== undefined) {
     throw new InvalidMessageError(
-      `"model" must be a string, got ${describe(model)}`,
+      `"model" must be a string, got ${describeValue(model)}`,
       location(file, undefined, 'model'),
     );
   }
@@ -341,7 +330,7 @@ export function fromOpenAI(input: unknown, options: FromOpenAIOptions = {}): Con
 function messagesFromOpenAI(value: unknown, file: string | undefined): Message[] {
   if (!Array.isArray(value)) {
     throw new InvalidMessageError(
-      `"messages" must be an array, got ${describe(value)}`,
+      `"messages" must be an array, got ${describeValue(value)}`,
       location(file, undefined, 'messages'),
     );
   }
@@ -367,7 +356,7 @@ function messageFromOpenAI(raw: unknown, index: number, state: ImportState): Mes
     case 'function':
       return functionFromOpenAI(message, state, fail);
     default:
-      return fail(`unknown role ${describe(message.role)} (expected ${openAIRoles.join(', ')})`, 'role');
+      return fail(`unknown role ${describeValue(message.role)} (expected ${openAIRoles.join(', ')})`, 'role');
   }
 }
 
@@ -375,7 +364,7 @@ function messageFromOpenAI(raw: unknown, index: number, state: ImportState): Mes
 function systemPartsText(parts: readonly unknown[]): string | undefined {
   const texts: string[] = [];
   for (const part of parts) {
-    if (!isWireObject(part) || typeof part.type !== 'string') return undefined;
+    if (!isRecord(part) || typeof part.type !== 'string') return undefined;
     if (part.type !== 'text') continue;
     if (typeof part.text !== 'string') return undefined;
     texts.push(part.text);
@@ -400,7 +389,7 @@ function systemFromOpenAI(message: WireObject, fail: Fail): SystemMessage {
     contentParts = content as JSONValue;
   } else if (typeof content !== 'string') {
     fail(
-      `system message content must be a string or an array of text parts, got ${describe(content)}`,
+      `system message content must be a string or an array of text parts, got ${describeValue(content)}`,
       'content',
     );
   }
@@ -419,7 +408,10 @@ function systemFromOpenAI(message: WireObject, fail: Fail): SystemMessage {
 function userFromOpenAI(message: WireObject, fail: Fail): UserMessage {
   const { content } = message;
   if (typeof content !== 'string' && !Array.isArray(content)) {
-    fail(`user message content must be a string or an array of parts, got ${describe(content)}`, 'content');
+    fail(
+      `user message content must be a string or an array of parts, got ${describeValue(content)}`,
+      'content',
+    );
   }
   const converted =
     typeof content === 'string'
@@ -593,7 +585,7 @@ function assistantContentFromOpenAI(content: unknown, fail: Fail): TextPart[] {
   if (typeof content === 'string') return [{ type: 'text', text: content }];
   if (!Array.isArray(content)) {
     return fail(
-      `assistant content must be a string, null or an array of parts, got ${describe(content)}`,
+      `assistant content must be a string, null or an array of parts, got ${describeValue(content)}`,
       'content',
     );
   }
@@ -622,7 +614,7 @@ function assistantPartFromOpenAI(raw: unknown, path: string, fail: Fail): TextPa
 function toolCallsFromOpenAI(value: unknown, fail: Fail): ToolCallPart[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value))
-    return fail(`"tool_calls" must be an array, got ${describe(value)}`, 'tool_calls');
+    return fail(`"tool_calls" must be an array, got ${describeValue(value)}`, 'tool_calls');
   return value.map((call, i) => toolCallFromOpenAI(call, `tool_calls[${i}]`, fail));
 }
 
@@ -631,7 +623,10 @@ function toolCallFromOpenAI(raw: unknown, path: string, fail: Fail): ToolCallPar
   const toolCallId = expectString(call.id, `${path}.id`, fail);
   if (call.type === 'custom') return customToolCallFromOpenAI(call, toolCallId, path, fail);
   if (call.type !== 'function') {
-    fail(`a tool call's "type" must be "function" or "custom", got ${describe(call.type)}`, `${path}.type`);
+    fail(
+      `a tool call's "type" must be "function" or "custom", got ${describeValue(call.type)}`,
+      `${path}.type`,
+    );
   }
   const fn = expectObject(call.function, `${path}.function`, fail);
   const toolName = expectString(fn.name, `${path}.function.name`, fail);
@@ -702,7 +697,7 @@ function toolOutputFromOpenAI(content: unknown, fail: Fail): ToolResultOutput {
   if (typeof content === 'string') return { type: 'text', value: content };
   if (!Array.isArray(content)) {
     return fail(
-      `tool message content must be a string or an array of text parts, got ${describe(content)}`,
+      `tool message content must be a string or an array of text parts, got ${describeValue(content)}`,
       'content',
     );
   }
@@ -722,7 +717,7 @@ function functionFromOpenAI(message: WireObject, state: ImportState, fail: Fail)
   const toolName = expectString(message.name, 'name', fail);
   const { content } = message;
   if (content !== null && typeof content !== 'string') {
-    fail(`function message content must be a string or null, got ${describe(content)}`, 'content');
+    fail(`function message content must be a string or null, got ${describeValue(content)}`, 'content');
   }
   const part: ToolResultPart = {
     type: 'tool-result',
@@ -765,7 +760,7 @@ function toolDefinitionFromOpenAI(raw: unknown, path: string, fail: Fail): ToolD
   const fn = expectObject(tool.function, `${path}.function`, fail);
   const { parameters, strict } = fn;
   if (strict !== undefined && strict !== null && typeof strict !== 'boolean') {
-    fail(`"strict" must be a boolean, got ${describe(strict)}`, `${path}.function.strict`);
+    fail(`"strict" must be a boolean, got ${describeValue(strict)}`, `${path}.function.strict`);
   }
   const definition: ToolDefinition = {
     name: expectString(fn.name, `${path}.function.name`, fail),
@@ -859,7 +854,7 @@ function messageToOpenAI(message: Message, context: EmitContext): OpenAIChatMess
     case 'tool':
       return toolMessageToOpenAI(message, context);
     default:
-      throw new InvalidMessageError(`unknown role ${describe((message as { role: unknown }).role)}`, {
+      throw new InvalidMessageError(`unknown role ${describeValue((message as { role: unknown }).role)}`, {
         index: context.index,
         path: 'role',
       });
@@ -909,7 +904,7 @@ function userPartToOpenAI(
       warn(
         context,
         path,
-        `a ${describe((part as { type: unknown }).type)} part cannot go in a user message; dropped`,
+        `a ${describeValue((part as { type: unknown }).type)} part cannot go in a user message; dropped`,
       );
       return undefined;
   }
@@ -1065,7 +1060,7 @@ function assistantPartsToOpenAI(parts: readonly AssistantContentPart[], context:
         );
         return;
       default:
-        warn(context, path, `OpenAI has no equivalent of a ${describe(part.type)} part; dropped`);
+        warn(context, path, `OpenAI has no equivalent of a ${describeValue(part.type)} part; dropped`);
     }
   });
   if (droppedReasoningAt !== undefined) {
@@ -1137,7 +1132,7 @@ function toolMessageToOpenAI(message: ToolMessage, context: EmitContext): OpenAI
   return message.content.flatMap((part, i): OpenAIToolMessage[] => {
     const path = `content[${i}]`;
     if (part.type !== 'tool-result') {
-      warn(context, path, `OpenAI has no equivalent of a ${describe(part.type)} part; dropped`);
+      warn(context, path, `OpenAI has no equivalent of a ${describeValue(part.type)} part; dropped`);
       return [];
     }
     const content = toolOutputToOpenAI(part.output, path, context);
