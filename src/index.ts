@@ -1,0 +1,44 @@
+// The stable public API of precis. Anything not exported here is internal.
+
+export * from './errors/index.js';
+export type { LlmClient, LlmRequest, LlmResponse, LlmUsage } from './llm/llm-client.js';
+export {
+  type FromAnthropicOptions,
+  fromAnthropic,
+  type ToAnthropicOptions,
+  type ToAnthropicResult,
+  toAnthropic,
+} from './messages/convert/anthropic.js';
+export type {
+  AnthropicMessage,
+  AnthropicMessagesRequest,
+  AnthropicTool,
+} from './messages/convert/anthropic-types.js';
+export {
+  detectFormat,
+  type FormatGuess,
+  type MessageFormat,
+  messageFormats,
+} from './messages/convert/detect-format.js';
+export {
+  type FromOpenAIOptions,
+  fromOpenAI,
+  type OpenAIReasoningMode,
+  openAIReasoningModes,
+  type ToOpenAIOptions,
+  type ToOpenAIResult,
+  toOpenAI,
+} from './messages/convert/openai.js';
+export type { OpenAIChatMessage, OpenAIChatRequest, OpenAITool } from './messages/convert/openai-types.js';
+export { unknownToolName } from './messages/convert/placeholders.js';
+export * from './messages/index.js';
+export * from './messages/validate/index.js';
+export * from './tokens/index.js';
+export {
+  type InputFormat,
+  inputFormats,
+  type LoadConversationOptions,
+  type LoadConversationResult,
+  parseConversationText,
+  readConversationFile,
+} from './transcripts/load-conversation.js';
