@@ -1,0 +1,94 @@
+import { createRequire } from 'node:module';
+import { isPrecisError, type PrecisErrorCode } from '../errors/index.js';
+import type { CliIo } from './cli-io.js';
+
+interface Command {
+  summary: string;
+  usage: string;
+  /** Loaded on demand so `precis --help` never pays for the tokenizer or converters. */
+  load(): Promise<{ run(argv: string[], io: CliIo): Promise<number> }>;
+}
+
+const commands: Record<string, Command> = {
+  count: {
+    summary: 'count tokens: total, by role, by tool, largest messages',
+    usage: 'precis count <file> [--from F] [--provider openai|anthropic] [--model M] [--top N] [--json]',
+    load: () => import('./commands/count.js'),
+  },
+  convert: {
+    summary: 'convert between precis / AI SDK, OpenAI and Anthropic formats, repaired for the target',
+    usage:
+      'precis convert <file> --to openai|anthropic|ai-sdk|precis [--from F] [--out FILE] [--reasoning field|drop]',
+    load: () => import('./commands/convert.js'),
+  },
+};
+
+/** Exit codes by error code: usage errors 2, bad data 65 (EX_DATAERR), unreadable input 66 (EX_NOINPUT). */
+const exitCodes: Partial<Record<PrecisErrorCode, number>> = {
+  'invalid-argument': 2,
+  'unknown-model': 2,
+  'invalid-json': 65,
+  'invalid-message': 65,
+  'invalid-conversation': 65,
+  'unsupported-format': 65,
+  'io-error': 66,
+};
+
+/** The package version, read from package.json (two levels up from both src/cli and dist/cli). */
+export const version: string = createRequire(import.meta.url)('../../package.json').version;
+
+function help(): string {
+  const width = Math.max(...Object.keys(commands).map((name) => name.length));
+  const lines = Object.entries(commands).map(
+    ([name, command]) => `  ${name.padEnd(width)}  ${command.summary}`,
+  );
+  return [
+    'precis: keep long-running LLM agents inside their context window without making them forget',
+    '',
+    'Usage: precis <command> [options]',
+    '',
+    'Commands:',
+    ...lines,
+    '',
+    'Options: --help (also after a command), --version, --debug (stack traces on errors)',
+    'Input files: JSON or JSON Lines in precis / AI SDK ModelMessage, OpenAI Chat or Anthropic Messages format.',
+    '',
+  ].join('\n');
+}
+
+/** Runs the CLI and returns the exit code. Never calls `process.exit`, so it can run inside tests. */
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+  const debug = argv.includes('--debug');
+  const args = argv.filter((arg) => arg !== '--debug');
+  const [name, ...rest] = args;
+  if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
+    io.stdout(help());
+    return 0;
+  }
+  if (name === '--version' || name === '-v') {
+    io.stdout(`${version}\n`);
+    return 0;
+  }
+  const command = commands[name];
+  if (command === undefined) {
+    io.stderr(`invalid-argument: unknown command "${name}"\n\n${help()}`);
+    return 2;
+  }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`Usage: ${command.usage}\n\n${command.summary}\n`);
+    return 0;
+  }
+  try {
+    const module = await command.load();
+    return await module.run(rest, io);
+  } catch (error) {
+    if (isPrecisError(error)) {
+      io.stderr(`${error.code}: ${error.message}\n`);
+      if (debug && error.stack) io.stderr(`${error.stack}\n`);
+      return exitCodes[error.code] ?? 1;
+    }
+    io.stderr(`internal-error: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (debug && error instanceof Error && error.stack) io.stderr(`${error.stack}\n`);
+    return 70;
+  }
+}
