@@ -30,6 +30,7 @@ const exitCodes: Partial<Record<PrecisErrorCode, number>> = {
   'invalid-json': 65,
   'invalid-message': 65,
   'invalid-conversation': 65,
+  'invalid-transcript': 65,
   'unsupported-format': 65,
   'io-error': 66,
 };

@@ -4,6 +4,7 @@ export {
   InvalidArgumentError,
   InvalidJsonError,
   InvalidMessageError,
+  TranscriptImportError,
   UnknownModelError,
 } from './input-errors.js';
 export {

@@ -8,6 +8,8 @@ export interface InputLocation {
   index?: number;
   /** Path of the offending field inside that message, e.g. `content[2].toolCallId`. */
   path?: string;
+  /** Index of the record in a transcript (a JSON array entry, a markdown section). */
+  record?: number;
   /** 1-based line and column in the file. */
   line?: number;
   column?: number;
@@ -23,6 +25,7 @@ export function describeLocation(location: InputLocation): string {
   } else if (location.line !== undefined) {
     parts.push(`line ${location.line}${location.column === undefined ? '' : `, column ${location.column}`}`);
   }
+  if (location.record !== undefined) parts.push(`record ${location.record}`);
   if (location.index !== undefined) parts.push(`message ${location.index}`);
   if (location.path !== undefined && location.path !== '') parts.push(`field ${location.path}`);
   return parts.join(', ');
@@ -84,5 +87,22 @@ export class UnknownModelError extends PrecisError {
     super('unknown-model', `unknown model "${model}": ${hint}`);
     this.name = 'UnknownModelError';
     this.model = model;
+  }
+}
+
+/** A transcript record that cannot be read: names the file and the line or record. */
+export class TranscriptImportError extends PrecisError {
+  readonly file: string | undefined;
+  readonly line: number | undefined;
+  readonly record: number | undefined;
+  readonly reason: string;
+
+  constructor(reason: string, location: InputLocation = {}, options: PrecisErrorOptions = {}) {
+    super('invalid-transcript', withLocation(reason, location), options);
+    this.name = 'TranscriptImportError';
+    this.reason = reason;
+    this.file = location.file;
+    this.line = location.line;
+    this.record = location.record;
   }
 }

@@ -9,6 +9,7 @@ export const errorCodes = [
   'unsupported-format',
   'unknown-model',
   'invalid-conversation',
+  'invalid-transcript',
   'io-error',
   'provider-error',
   'budget-exceeded',
