@@ -1,6 +1,11 @@
 // The stable public API of precis. Anything not exported here is internal.
 
 export * from './errors/index.js';
+export {
+  type InspectOptions,
+  type InspectReport,
+  inspectConversation,
+} from './inspect/inspect-conversation.js';
 export type { LlmClient, LlmRequest, LlmResponse, LlmUsage } from './llm/llm-client.js';
 export {
   type FromAnthropicOptions,
@@ -35,10 +40,25 @@ export * from './messages/index.js';
 export * from './messages/validate/index.js';
 export * from './tokens/index.js';
 export {
+  detectTranscriptFormat,
+  type ImportTranscriptOptions,
+  type ImportTranscriptResult,
   type InputFormat,
+  importTranscript,
   inputFormats,
-  type LoadConversationOptions,
-  type LoadConversationResult,
-  parseConversationText,
-  readConversationFile,
-} from './transcripts/load-conversation.js';
+  readTranscriptFile,
+} from './transcripts/import-transcript.js';
+export {
+  createImportContext,
+  type ImportContext,
+  type ImportOptions,
+  type ImportResult,
+  type ImportStats,
+  type ImportWarning,
+  type SidechainMode,
+  sidechainModes,
+  type TranscriptFormat,
+  type TranscriptImporter,
+  type TranscriptMetadata,
+  transcriptFormats,
+} from './transcripts/transcript-importer.js';

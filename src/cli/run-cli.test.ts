@@ -112,10 +112,14 @@ describe('precis --help and errors', () => {
     expect(result.stderr).toMatch(new RegExp(`^invalid-json: ${join(dir, 'broken.json')}:4:1: invalid JSON`));
   });
 
-  it('names the message and field of an unknown role', async () => {
-    const result = await cli('count', join(dir, 'bad-role.json'));
-    expect(result.exitCode).toBe(65);
-    expect(result.stderr).toContain('bad-role.json, message 1, field role: unknown role "robot"');
+  it('skips a malformed message with a warning naming it, or fails on it with --strict', async () => {
+    const lenient = await cli('count', join(dir, 'bad-role.json'));
+    expect(lenient.exitCode).toBe(0);
+    expect(lenient.stderr).toMatch(/2 records: 1 used, 1 skipped \(1 malformed\)/);
+    expect(lenient.stderr).toMatch(/warning: .*unknown role "robot"/);
+    const strict = await cli('count', join(dir, 'bad-role.json'), '--strict');
+    expect(strict.exitCode).toBe(65);
+    expect(strict.stderr).toMatch(/^invalid-transcript: .*bad-role\.json.*unknown role "robot"/);
   });
 
   it('reports a missing file as io-error', async () => {
@@ -150,6 +154,21 @@ describe('precis count', () => {
     expect(report.largestMessages[0].tokens ?? report.largestMessages[0].totalTokens).toBeGreaterThan(0);
   });
 
+  it('agrees exactly with o200k on the text of a plain conversation', async () => {
+    const texts = [
+      'Résumé the café’s 3 failing tests 🚀',
+      'const x = { "a": [1, 2.5e3] };\n\tconsole.log(x)',
+      '日本語のテキストも数えます。',
+    ];
+    const file = join(dir, 'plain.json');
+    writeFileSync(
+      file,
+      JSON.stringify(texts.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content }))),
+    );
+    const report = JSON.parse((await cli('count', file, '--json')).stdout);
+    expect(report.contentTokens).toBe(texts.reduce((sum, text) => sum + countTokens(text), 0));
+  });
+
   it('prints a readable table with window usage for a known model', async () => {
     const result = await cli('count', join(dir, 'chat.json'), '--model', 'gpt-4o');
     expect(result.exitCode).toBe(0);
@@ -164,7 +183,7 @@ describe('precis count', () => {
   it('needs an explicit window for an unknown model', async () => {
     const result = await cli('count', join(dir, 'chat.json'), '--model', 'my-local-llm');
     expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/^unknown-model: unknown model "my-local-llm"/);
+    expect(result.stderr).toMatch(/^unknown-model: unknown model "my-local-llm"/m);
     expect(
       (await cli('count', join(dir, 'chat.json'), '--model', 'my-local-llm', '--context-window', '32768'))
         .exitCode,

@@ -12,8 +12,14 @@ interface Command {
 const commands: Record<string, Command> = {
   count: {
     summary: 'count tokens: total, by role, by tool, largest messages',
-    usage: 'precis count <file> [--from F] [--provider openai|anthropic] [--model M] [--top N] [--json]',
+    usage:
+      'precis count <file> [--from F] [--strict] [--sidechains exclude|include|separate] [--provider openai|anthropic] [--model M] [--top N] [--json]',
     load: () => import('./commands/count.js'),
+  },
+  inspect: {
+    summary: 'where the tokens go: by role, tool, kind, largest outputs, reasoning and duplicate share',
+    usage: 'precis inspect <file> [--from F] [--strict] [--sidechains M] [--provider P] [--top N] [--json]',
+    load: () => import('./commands/inspect.js'),
   },
   convert: {
     summary: 'convert between precis / AI SDK, OpenAI and Anthropic formats, repaired for the target',
@@ -52,7 +58,8 @@ function help(): string {
     ...lines,
     '',
     'Options: --help (also after a command), --version, --debug (stack traces on errors)',
-    'Input files: JSON or JSON Lines in precis / AI SDK ModelMessage, OpenAI Chat or Anthropic Messages format.',
+    'Input: agent transcripts (Claude Code, mini-swe-agent, SWE-agent, OpenHands, SpecStory, aider, gptme, Codex)',
+    'or OpenAI Chat / Anthropic Messages / precis (AI SDK ModelMessage) JSON and JSONL; the format is detected.',
     '',
   ].join('\n');
 }

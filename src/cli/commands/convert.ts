@@ -6,9 +6,9 @@ import { toOpenAI } from '../../messages/convert/openai.js';
 import { assignIds, stripPrecisFields } from '../../messages/ids.js';
 import type { Conversation } from '../../messages/types.js';
 import { repairMessages } from '../../messages/validate/index.js';
-import { inputFormats, readConversationFile } from '../../transcripts/load-conversation.js';
 import type { CliIo } from '../cli-io.js';
 import { oneOf, parseOptions } from '../parse-options.js';
+import { inputOptions, readInput } from '../read-input.js';
 
 export const outputFormats = ['openai', 'anthropic', 'ai-sdk', 'precis'] as const;
 type OutputFormat = (typeof outputFormats)[number];
@@ -19,8 +19,8 @@ type OutputFormat = (typeof outputFormats)[number];
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
+    ...inputOptions,
     to: { type: 'string' },
-    from: { type: 'string' },
     out: { type: 'string', short: 'o' },
     reasoning: { type: 'string' },
   });
@@ -31,13 +31,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const to = oneOf('--to', values.to, outputFormats);
   if (to === undefined)
     throw new PrecisError('invalid-argument', `--to is required (${outputFormats.join(', ')})`);
-  const from = oneOf('--from', values.from, inputFormats);
   const reasoning = oneOf('--reasoning', values.reasoning, ['field', 'drop'] as const) ?? 'field';
 
-  const loaded = await readConversationFile(file, from === undefined ? {} : { from });
-  io.stderr(
-    `read ${file}: ${loaded.format} (${loaded.reason}), ${loaded.conversation.messages.length} messages\n`,
-  );
+  const loaded = await readInput(file, values, io);
 
   const target = to === 'openai' || to === 'anthropic' ? to : 'any';
   const repaired = repairMessages(loaded.conversation.messages, { provider: target });

@@ -1,23 +1,23 @@
 import { PrecisError } from '../../errors/index.js';
 import { messageText, toolCallsOf } from '../../messages/content.js';
-import type { Provider } from '../../messages/provider.js';
-import { providers } from '../../messages/provider.js';
+import { type Provider, providers } from '../../messages/provider.js';
 import type { Conversation } from '../../messages/types.js';
 import {
   type ConversationTokenCount,
   createTokenAccountant,
+  getModelInfo,
   type ResolvedModel,
   resolveModel,
 } from '../../tokens/index.js';
-import { inputFormats, readConversationFile } from '../../transcripts/load-conversation.js';
 import type { CliIo } from '../cli-io.js';
 import { formatInteger, formatPercent, formatTable, preview } from '../format-table.js';
 import { oneOf, parseOptions, positiveInteger } from '../parse-options.js';
+import { inputOptions, readInput } from '../read-input.js';
 
 /** `precis count <file>`: exact o200k tokens, where they go, and how much of a model's window they fill. */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
-    from: { type: 'string' },
+    ...inputOptions,
     provider: { type: 'string' },
     model: { type: 'string' },
     'context-window': { type: 'string' },
@@ -27,13 +27,14 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0)
     throw new PrecisError('invalid-argument', 'count takes exactly one input file');
-  const from = oneOf('--from', values.from, inputFormats);
   const top = positiveInteger('--top', values.top) ?? 10;
   const contextWindow = positiveInteger('--context-window', values['context-window']);
 
-  const loaded = await readConversationFile(file, from === undefined ? {} : { from });
+  const loaded = await readInput(file, values, io);
   const { conversation } = loaded;
-  const modelName = values.model ?? conversation.model;
+  // A model the transcript recorded is used only when the registry knows it; an explicit --model must be known.
+  const recorded = conversation.model ?? loaded.metadata.model;
+  const modelName = values.model ?? (recorded !== undefined && getModelInfo(recorded) ? recorded : undefined);
   const model =
     modelName === undefined && contextWindow === undefined
       ? undefined

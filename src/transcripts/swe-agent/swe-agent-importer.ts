@@ -1,0 +1,358 @@
+/**
+ * SWE-agent trajectories (`*.traj`): `{ environment, trajectory, history, info, replay_config? }`.
+ *
+ * `history` is the chat the model saw and is what we import; `trajectory` repeats the same steps in structured
+ * form and is counted as ignored. In v0.x an assistant entry is a discussion plus one command in a ```` ``` ````
+ * fence (also given as `thought` / `action`), and the next user entry is the observation followed by the
+ * `(Open file: …)(Current directory: …) bash-$` prompt. The observation of the last action is never in the
+ * history (it would have gone into the next query), so a history ending on an action leaves that call without
+ * a result. Demonstrations (`is_demo`) were text the model read, never calls. 1.x histories with function
+ * calling carry OpenAI `tool_calls` and `tool` entries with `tool_call_ids`. Entries of other agents than the
+ * first (v0.x subroutines) are sidechains.
+ */
+
+import { InvalidMessageError } from '../../errors/index.js';
+import { isRecord } from '../../internal/json-shapes.js';
+import type {
+  AssistantContentPart,
+  AssistantMessage,
+  Conversation,
+  JSONValue,
+  Message,
+  MessageMetadata,
+  ToolResultPart,
+} from '../../messages/types.js';
+import {
+  contentText,
+  createToolTurnBuilder,
+  fromOpenAIMessage,
+  notTheFormat,
+  readJsonDocument,
+} from '../mini-swe-agent/tool-turn-builder.js';
+import type {
+  ImportContext,
+  ImportResult,
+  TranscriptImporter,
+  TranscriptMetadata,
+} from '../transcript-importer.js';
+
+const format = 'swe-agent';
+/** SWE-agent's commands (`open`, `edit`, `submit`, ...) are shell functions: every action runs in its bash. */
+const shellToolName = 'bash';
+
+type Loose = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Splitting discussion and command
+
+export interface ThoughtAndAction {
+  thought: string;
+  action: string;
+}
+
+const fenceLinePattern = /^```(\S*)[^\S\n]*(?:\n|$)/gm;
+
+/**
+ * The last top-level fenced block of a reply and the text around it, as SWE-agent's `ThoughtActionParser`
+ * splits them: an opening fence is a line starting with ```` ``` ```` plus a word, a closing fence a bare
+ * ```` ``` ```` line. Undefined when the reply has no complete block.
+ */
+export function splitThoughtAndAction(text: string): ThoughtAndAction | undefined {
+  const stack: Array<{ start: number; end: number }> = [];
+  let last: { open: { start: number; end: number }; close: { start: number; end: number } } | undefined;
+  fenceLinePattern.lastIndex = 0;
+  for (let match = fenceLinePattern.exec(text); match !== null; match = fenceLinePattern.exec(text)) {
+    const fence = { start: match.index, end: match.index + match[0].length };
+    if (stack.length > 0 && match[1] === '') {
+      const open = stack.pop()!;
+      if (stack.length === 0) last = { open, close: fence };
+    } else {
+      stack.push(fence);
+    }
+  }
+  if (last === undefined) return undefined;
+  return {
+    thought: text.slice(0, last.open.start) + text.slice(last.close.end),
+    action: text.slice(last.open.end, last.close.start),
+  };
+}
+
+const sameCommand = (left: string, right: string) => left.trim() === right.trim();
+
+// ---------------------------------------------------------------------------------------------------------------
+// Detection
+
+/** Keys outside any string: a key inside a JSON string would have an escaped quote. */
+const historyKeyPattern = /[{,]\s*"history"\s*:\s*\[/;
+const trajectoryKeyPattern = /[{,]\s*"trajectory"\s*:\s*\[/;
+const trajectoryFirstPattern =
+  /^\s*\{\s*(?:"environment"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)?"trajectory"\s*:\s*\[/;
+const stepKeysPattern = /[{,]\s*"observation"\s*:/;
+
+function detect(sample: { head: string; fileName?: string }): string | undefined {
+  const { head } = sample;
+  if (historyKeyPattern.test(head) && trajectoryKeyPattern.test(head))
+    return 'has "history" and "trajectory" arrays (SWE-agent trajectory)';
+  if (trajectoryFirstPattern.test(head) && stepKeysPattern.test(head))
+    return 'starts with a "trajectory" of action/observation steps (SWE-agent trajectory)';
+  return undefined;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Parsing
+
+interface Entry {
+  record: number;
+  raw: Loose;
+}
+
+function parse(text: string, context: ImportContext): ImportResult {
+  const document = readJsonDocument(text, context, 'a SWE-agent trajectory');
+  if (!isRecord(document) || !Array.isArray(document.history)) {
+    throw notTheFormat(context, 'not a SWE-agent trajectory: expected an object with a "history" array');
+  }
+  const history = document.history as unknown[];
+  const entries: Entry[] = [];
+  let mainAgent: string | undefined;
+  const sidechainEntries = new Map<string, Entry[]>();
+  for (let record = 0; record < history.length; record++) {
+    context.read();
+    const raw = history[record];
+    if (!isRecord(raw)) {
+      context.malformed(`history entry ${record} is not an object`, { record });
+      continue;
+    }
+    const agent = typeof raw.agent === 'string' ? raw.agent : undefined;
+    mainAgent ??= agent;
+    if (agent === undefined || agent === mainAgent || context.sidechains === 'include') {
+      entries.push({ record, raw });
+    } else if (context.sidechains === 'separate') {
+      const list = sidechainEntries.get(agent) ?? [];
+      list.push({ record, raw });
+      sidechainEntries.set(agent, list);
+    } else {
+      context.ignore('sidechain');
+    }
+  }
+  if (Array.isArray(document.trajectory) && document.trajectory.length > 0) {
+    // The same steps as `history`, in structured form: reading both would count everything twice.
+    context.read(document.trajectory.length);
+    context.ignore('trajectory-duplicate', document.trajectory.length);
+  }
+
+  const metadata = metadataOf(document);
+  const conversation: Conversation = { messages: importEntries(entries, mainAgent, context) };
+  if (metadata.model !== undefined) conversation.model = metadata.model;
+  const result: ImportResult = { conversation, metadata };
+  if (context.sidechains === 'separate' && sidechainEntries.size > 0) {
+    result.sidechains = [...sidechainEntries.values()].map((list) => ({
+      messages: importEntries(list, mainAgent, context),
+    }));
+  }
+  return result;
+}
+
+function importEntries(entries: Entry[], mainAgent: string | undefined, context: ImportContext): Message[] {
+  const builder = createToolTurnBuilder({ origin: format, context });
+  /** Per agent (subroutines interleave with `sidechains: 'include'`): the action the next user entry answers. */
+  const awaiting = new Map<string | undefined, string>();
+
+  for (const { record, raw } of entries) {
+    const agent = typeof raw.agent === 'string' ? raw.agent : undefined;
+    const answered = awaiting.get(agent);
+    awaiting.delete(agent);
+    const content = contentText(raw.content);
+    if (content === undefined) {
+      context.malformed(`history entry ${record} has no text content`, { record });
+      continue;
+    }
+    if (content.otherParts > 0) {
+      context.warn(`history entry ${record}: ${content.otherParts} non-text content part(s) not imported`, {
+        record,
+      });
+    }
+    const text = content.text;
+    const metadata: MessageMetadata = { origin: format, record };
+    const demo = raw.is_demo === true;
+    if (demo) metadata.demo = true;
+    if (agent !== undefined && agent !== mainAgent) metadata.agent = agent;
+
+    switch (raw.role) {
+      case 'system':
+        builder.add({ role: 'system', content: text, metadata }, { record });
+        context.use();
+        break;
+      case 'user':
+        if (answered !== undefined && !demo) {
+          const result: ToolResultPart = {
+            type: 'tool-result',
+            toolCallId: answered,
+            toolName: shellToolName,
+            output: { type: 'text', value: text },
+          };
+          builder.addResult(result, { metadata, location: { record } });
+          context.use();
+        } else if (text === '') {
+          context.ignore('empty-message');
+        } else {
+          builder.add({ role: 'user', content: text, metadata }, { record });
+          context.use();
+        }
+        break;
+      case 'assistant': {
+        if (!demo && Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
+          addNativeAssistant(raw, record, metadata, builder, context);
+          break;
+        }
+        const split = demo ? undefined : actionOf(raw, text);
+        if (split === undefined) {
+          if (text === '') {
+            context.ignore('empty-message');
+            break;
+          }
+          builder.add({ role: 'assistant', content: text, metadata }, { record });
+          context.use();
+          break;
+        }
+        const toolCallId = `call_${record}`;
+        const parts: AssistantContentPart[] = [];
+        const thought = split.thought.trim();
+        if (thought !== '') parts.push({ type: 'text', text: thought });
+        parts.push({
+          type: 'tool-call',
+          toolCallId,
+          toolName: shellToolName,
+          input: { command: split.action.replace(/\n$/, '') },
+        });
+        builder.add({ role: 'assistant', content: parts, metadata }, { record });
+        awaiting.set(agent, toolCallId);
+        context.use();
+        break;
+      }
+      case 'tool': {
+        const ids = Array.isArray(raw.tool_call_ids) ? raw.tool_call_ids : [raw.tool_call_id];
+        const [toolCallId, ...others] = ids;
+        if (typeof toolCallId !== 'string') {
+          context.malformed(`tool entry ${record} has no "tool_call_ids"`, { record });
+          break;
+        }
+        if (others.length > 0) {
+          context.warn(`tool entry ${record} answers ${ids.length} calls; its text goes to the first`, {
+            record,
+          });
+        }
+        const result: ToolResultPart = {
+          type: 'tool-result',
+          toolCallId,
+          toolName: builder.pendingCall(toolCallId)?.toolName ?? shellToolName,
+          output: { type: 'text', value: text },
+        };
+        builder.addResult(result, { metadata, location: { record } });
+        context.use();
+        break;
+      }
+      default:
+        context.malformed(`history entry ${record} has unknown role ${JSON.stringify(raw.role)}`, { record });
+    }
+  }
+  return builder.finish();
+}
+
+/**
+ * The discussion and command of a v0.x reply. The fenced block is what the agent parsed; when the entry's own
+ * `action` disagrees with it (another parser was configured) the entry's `thought` / `action` win, and without
+ * them the whole reply stays text beside the action, so nothing the model wrote is lost.
+ */
+function actionOf(raw: Loose, text: string): ThoughtAndAction | undefined {
+  const recordedAction = typeof raw.action === 'string' ? raw.action : undefined;
+  const split = splitThoughtAndAction(text);
+  if (split !== undefined && (recordedAction === undefined || sameCommand(split.action, recordedAction))) {
+    return recordedAction === undefined ? split : { thought: split.thought, action: recordedAction };
+  }
+  if (recordedAction === undefined || recordedAction.trim() === '') return undefined;
+  const thought = typeof raw.thought === 'string' && text.startsWith(raw.thought) ? raw.thought : text;
+  const rest = text.slice(thought.length);
+  // Text after the thought that is not the command itself stays with the thought.
+  const keepsRest = rest.trim() !== '' && !rest.includes(recordedAction.trim());
+  return { thought: keepsRest ? text : thought, action: recordedAction };
+}
+
+function addNativeAssistant(
+  raw: Loose,
+  record: number,
+  metadata: MessageMetadata,
+  builder: ReturnType<typeof createToolTurnBuilder>,
+  context: ImportContext,
+): void {
+  let message: AssistantMessage;
+  try {
+    message = fromOpenAIMessage(raw, record) as AssistantMessage;
+  } catch (error) {
+    if (!(error instanceof InvalidMessageError)) throw error;
+    context.malformed(`history entry ${record}: ${error.reason}${error.path ? ` (${error.path})` : ''}`, {
+      record,
+    });
+    return;
+  }
+  builder.add({ ...message, metadata }, { record });
+  context.use();
+}
+
+function parseReplayConfig(value: unknown): Loose | undefined {
+  if (isRecord(value)) return value;
+  if (typeof value !== 'string') return undefined;
+  try {
+    const parsed: unknown = JSON.parse(value);
+    return isRecord(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function stringAt(value: unknown, ...path: string[]): string | undefined {
+  let current = value;
+  for (const key of path) {
+    if (!isRecord(current)) return undefined;
+    current = current[key];
+  }
+  return typeof current === 'string' && current !== '' ? current : undefined;
+}
+
+function metadataOf(document: Loose): TranscriptMetadata {
+  const info = isRecord(document.info) ? document.info : {};
+  const replay = parseReplayConfig(document.replay_config);
+  const metadata: TranscriptMetadata = { format };
+  const model =
+    stringAt(info, 'model_name') ??
+    stringAt(replay, 'agent', 'model', 'model_name') ??
+    stringAt(replay, 'agent', 'model', 'name');
+  if (model !== undefined) metadata.model = model;
+  const extra: Record<string, JSONValue> = {};
+  const instanceId =
+    stringAt(info, 'instance_id') ??
+    stringAt(replay, 'problem_statement', 'id') ??
+    stringAt(replay, 'instance_filter');
+  if (instanceId !== undefined) {
+    extra.instanceId = instanceId;
+    metadata.title = instanceId;
+  }
+  if (typeof info.exit_status === 'string') extra.exitStatus = info.exit_status;
+  const version = stringAt(info, 'swe_agent_version');
+  if (version !== undefined) extra.agentVersion = version;
+  if (typeof document.environment === 'string') extra.environment = document.environment;
+  if (isRecord(info.model_stats)) {
+    const modelStats: Record<string, number> = {};
+    for (const [key, value] of Object.entries(info.model_stats))
+      if (typeof value === 'number') modelStats[key] = value;
+    extra.modelStats = modelStats;
+  }
+  if (Object.keys(extra).length > 0) metadata.extra = extra;
+  return metadata;
+}
+
+export const sweAgentImporter: TranscriptImporter = {
+  format,
+  description: 'SWE-agent trajectory (.traj: history + trajectory)',
+  detect,
+  parse,
+};
