@@ -2,8 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { looksLikeJsonLines, parseJsonLines, parseJsonText } from '../internal/parse-json.js';
-import { detectFormat } from '../messages/convert/detect-format.js';
-import { transcriptImporters } from './importers.js';
+import { providerJsonImporters, transcriptImporters } from './importers.js';
 import {
   createImportContext,
   type ImportOptions,
@@ -47,22 +46,23 @@ export function detectTranscriptFormat(
     const evidence = importer.detect(sample);
     if (evidence !== undefined) return { format: importer.format, reason: evidence };
   }
-  // Plain provider JSON gives itself away only when parsed whole: a request body's shape can sit past the head.
-  // Text that starts like JSON but does not parse gets the parser's error (file, line, column), not a shrug.
-  const looksLikeJson = /^\s*[[{]/.test(sample.head);
-  let document: unknown;
-  try {
-    document = looksLikeJsonLines(text)
-      ? parseJsonLines(text, fileOption(file)).map((line) => line.value)
-      : parseJsonText(text, fileOption(file));
-  } catch (error) {
-    if (looksLikeJson) throw error;
-    throw new PrecisError(
-      'unsupported-format',
-      `${file ?? 'input'}: not a transcript format precis recognises, nor JSON (use --from to force one of ${transcriptFormats.join(', ')})`,
-    );
+  // A request body's messages can sit past the sample of a large file: give the provider shapes the whole text.
+  if (text.length > sample.head.length) {
+    for (const importer of providerJsonImporters) {
+      const evidence = importer.detect({ ...sample, head: text });
+      if (evidence !== undefined) return { format: importer.format, reason: evidence };
+    }
   }
-  return detectFormat(document);
+  // Nothing claimed it. Text that starts like JSON but does not parse gets the parser's error (file, line,
+  // column) rather than a shrug.
+  if (/^\s*[[{]/.test(sample.head)) {
+    if (looksLikeJsonLines(text)) parseJsonLines(text, fileOption(file));
+    else parseJsonText(text, fileOption(file));
+  }
+  throw new PrecisError(
+    'unsupported-format',
+    `${file ?? 'input'}: not a transcript or conversation format precis recognises (use --from to force one of ${transcriptFormats.join(', ')})`,
+  );
 }
 
 function fileOption(file: string | undefined): { file?: string } {

@@ -26,3 +26,10 @@ export const transcriptImporters: readonly TranscriptImporter[] = [
   anthropicImporter,
   precisImporter,
 ];
+
+/** The plain provider shapes, whose evidence may sit past the detection sample of a large file. */
+export const providerJsonImporters: readonly TranscriptImporter[] = [
+  openAIImporter,
+  anthropicImporter,
+  precisImporter,
+];
