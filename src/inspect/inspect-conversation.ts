@@ -101,7 +101,8 @@ export function inspectConversation(conversation: Conversation, options: Inspect
 
   const messages: MessageInspection[] = conversation.messages.map((message, index) => {
     const entry = count.messages[index]!;
-    const role = (byRole[message.role] ??= { messages: 0, tokens: 0 });
+    const role = byRole[message.role] ?? { messages: 0, tokens: 0 };
+    byRole[message.role] = role;
     role.messages++;
     role.tokens += entry.totalTokens;
     const parts: readonly Part[] =
