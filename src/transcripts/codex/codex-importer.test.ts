@@ -384,6 +384,28 @@ describe('codexImporter.parse: older layouts', () => {
   });
 });
 
+describe('codexImporter.parse: empty records', () => {
+  it('adds nothing for empty content, and keeps reasoning that carries provider data', () => {
+    const item = (payload: unknown) =>
+      JSON.stringify({ timestamp: '2025-11-01T12:00:00.000Z', type: 'response_item', payload });
+    const text = [
+      item({ type: 'message', role: 'user', content: [{ type: 'input_text', text: '' }] }),
+      item({ type: 'message', role: 'developer', content: [{ type: 'input_text', text: '' }] }),
+      item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '' }] }),
+      item({ type: 'reasoning', summary: [] }),
+      item({ type: 'reasoning', summary: [], encrypted_content: 'opaque' }),
+      item({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Done.' }] }),
+    ].join('\n');
+    const { messages, context } = importText(text);
+    expect(messages).toHaveLength(1);
+    expect(partsOf(messages[0])).toEqual([
+      { type: 'reasoning', text: '', providerOptions: { openai: { reasoningEncryptedContent: 'opaque' } } },
+      { type: 'text', text: 'Done.' },
+    ]);
+    expect(context.stats).toEqual({ recordsRead: 6, recordsUsed: 2, skipped: { empty: 4 } });
+  });
+});
+
 describe('codexImporter.parse: records out of place', () => {
   const { messages, context } = importFixture(odd);
 

@@ -45,6 +45,7 @@ import type {
   ToolResultOutput,
   UserContentPart,
 } from '../../messages/types.js';
+import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
@@ -52,7 +53,6 @@ import type {
   TranscriptMetadata,
   TranscriptSample,
 } from '../transcript-importer.js';
-import { createTranscriptBuilder, type TranscriptBuilder } from './transcript-builder.js';
 
 const origin = 'codex';
 const linesToSample = 40;
@@ -174,7 +174,14 @@ function parseCodex(text: string, context: ImportContext): ImportResult {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const state: CodexState = {
     context,
-    builder: createTranscriptBuilder(origin, context),
+    builder: createTranscriptBuilder({
+      origin,
+      context,
+      // The marks this importer's output has always had (`<id>#1`, `placeholder`, `orphanedToolResult`).
+      renameCallIds: 'counter',
+      placeholderMetadata: { placeholder: true },
+      orphanedResultKey: 'orphanedToolResult',
+    }),
     sessionId: undefined,
     cwd: undefined,
     model: undefined,
@@ -372,7 +379,9 @@ function readSessionMeta(
   }
   const base = isRecord(payload.base_instructions) ? payload.base_instructions.text : undefined;
   if (typeof base === 'string') {
-    state.builder.system(base, metadataOf(location, timestamp, { codexField: 'base_instructions' }));
+    if (base !== '') {
+      state.builder.system(base, metadataOf(location, timestamp, { codexField: 'base_instructions' }));
+    }
   } else if (typeof payload.instructions === 'string' && payload.instructions !== '') {
     // The user's instructions (AGENTS.md): later versions also send them as a <user_instructions> message.
     state.instructions = {
@@ -398,11 +407,10 @@ function readCompacted(
     typeof payload.message === 'string' && payload.message !== ''
       ? [payload.message]
       : newUserTexts(payload.replacement_history, state);
-  let added = false;
   for (const summary of summaries) {
-    added = state.builder.user(summary, metadataOf(location, timestamp, { compactSummary: true })) || added;
+    state.builder.user(summary, metadataOf(location, timestamp, { compactSummary: true }));
   }
-  if (added) state.context.use();
+  if (summaries.length > 0) state.context.use();
   else state.context.ignore('compacted (no summary text)');
 }
 
@@ -470,9 +478,24 @@ function addAssistant(
   timestamp: string | undefined,
   state: CodexState,
 ): void {
+  const kept = parts.filter(carriesContent);
+  if (kept.length === 0) {
+    state.context.ignore('empty');
+    return;
+  }
   const metadata = metadataOf(location, timestamp, state.model === undefined ? {} : { model: state.model });
-  if (state.builder.assistant(parts, metadata)) state.context.use();
-  else state.context.ignore('empty');
+  // A response is written as several records (reasoning, text, each call): they make one message.
+  state.builder.assistant(kept, metadata, { merge: true });
+  state.context.use();
+}
+
+/** Empty text, and reasoning without provider data (an encrypted original), would make an empty message. */
+function carriesContent(part: AssistantContentPart): boolean {
+  if (part.type === 'text') return part.text !== '';
+  if (part.type === 'reasoning') {
+    return part.text !== '' || Object.keys(part.providerOptions ?? {}).length > 0;
+  }
+  return true;
 }
 
 function readMessage(
@@ -504,9 +527,12 @@ function readMessage(
       if (texts.length > 0) state.userTexts.add(texts.join('\n\n'));
       const [first] = parts;
       const single = parts.length === 1 && first?.type === 'text' && first.providerOptions === undefined;
-      const added = builder.user(single ? first.text : parts, metadataOf(location, timestamp));
-      if (added) context.use();
-      else context.ignore('empty');
+      if (parts.length === 0) {
+        context.ignore('empty');
+        return;
+      }
+      builder.user(single ? first.text : parts, metadataOf(location, timestamp));
+      context.use();
       return;
     }
     case 'assistant':
@@ -517,8 +543,12 @@ function readMessage(
       const text = joinedText(items, location, state);
       const providerOptions: ProviderOptions | undefined =
         role === 'developer' ? { openai: { role: 'developer' } } : undefined;
-      if (builder.system(text, metadataOf(location, timestamp), providerOptions)) context.use();
-      else context.ignore('empty');
+      if (text === '') {
+        context.ignore('empty');
+        return;
+      }
+      builder.system(text, metadataOf(location, timestamp), { providerOptions });
+      context.use();
       return;
     }
     default:
@@ -729,10 +759,10 @@ function readToolOutput(
     return;
   }
   const { output, providerOptions } = readOutput(item.output);
-  const placed = state.builder.toolResult(item.call_id, output, metadataOf(location, timestamp), {
-    location,
-    ...(providerOptions === undefined ? {} : { providerOptions }),
-  });
+  const placed = state.builder.toolResult(
+    { toolCallId: item.call_id, output, providerOptions },
+    metadataOf(location, timestamp),
+  );
   if (placed === 'dropped') context.ignore('orphaned tool result');
   else context.use();
 }

@@ -31,7 +31,7 @@
 
 import { isRecord } from '../../internal/json-shapes.js';
 import type { AssistantContentPart, JSONValue, MessageMetadata } from '../../messages/types.js';
-import { createTranscriptBuilder, type TranscriptBuilder } from '../codex/transcript-builder.js';
+import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
@@ -189,7 +189,14 @@ function parseGptme(text: string, context: ImportContext): ImportResult {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const state: GptmeState = {
     context,
-    builder: createTranscriptBuilder(origin, context),
+    builder: createTranscriptBuilder({
+      origin,
+      context,
+      // The marks this importer's output has always had (`<id>#1`, `placeholder`, `orphanedToolResult`).
+      renameCallIds: 'counter',
+      placeholderMetadata: { placeholder: true },
+      orphanedResultKey: 'orphanedToolResult',
+    }),
     firstTimestamp: undefined,
     lastTimestamp: undefined,
     model: undefined,
@@ -216,15 +223,14 @@ function parseGptme(text: string, context: ImportContext): ImportResult {
     if (record.role === 'user') {
       state.started = true;
       addUser(record, {}, state);
-    } else if (record.callId !== undefined && state.builder.isOpenCall(record.callId)) {
+    } else if (record.callId !== undefined && state.builder.openCall(record.callId) !== undefined) {
       // The answer to a `tool` format call, recorded after a later message (an interruption).
       addAnswer(record, record.callId, state);
     } else if (state.started) {
       addUser(record, { originalRole: 'system' }, state);
-    } else if (state.builder.system(record.content, metadataOf(record, state))) {
-      context.use();
     } else {
-      context.ignore('empty');
+      state.builder.system(record.content, metadataOf(record, state));
+      context.use();
     }
     index++;
   }
@@ -296,8 +302,8 @@ function metadataOf(record: GptmeRecord, state: GptmeState, extra: MessageMetada
 }
 
 function addUser(record: GptmeRecord, extra: MessageMetadata, state: GptmeState): void {
-  if (state.builder.user(record.content, metadataOf(record, state, extra))) state.context.use();
-  else state.context.ignore('empty');
+  state.builder.user(record.content, metadataOf(record, state, extra));
+  state.context.use();
 }
 
 interface TurnContext {
@@ -338,9 +344,8 @@ function readTurn(
         { line: assistant.line },
       );
     }
-    if (builder.assistant([{ type: 'text', text: assistant.content }], metadata, { merge: false }))
-      context.use();
-    else context.ignore('empty');
+    builder.assistant([{ type: 'text', text: assistant.content }], metadata);
+    context.use();
     for (const answer of answers) addUser(answer, { originalRole: 'system' }, state);
     return;
   }
@@ -393,14 +398,13 @@ function addAssistant(
   }
   const after = content.slice(position);
   if (after.trim() !== '') parts.push({ type: 'text', text: after });
-  if (state.builder.assistant(parts, metadata, { merge: false })) state.context.use();
-  else state.context.ignore('empty');
+  state.builder.assistant(parts, metadata);
+  state.context.use();
 }
 
 function addAnswer(answer: GptmeRecord, toolCallId: string, state: GptmeState): void {
   const placed = state.builder.toolResult(
-    toolCallId,
-    { type: 'text', value: answer.content },
+    { toolCallId, output: { type: 'text', value: answer.content } },
     metadataOf(answer, state, { originalRole: 'system' }),
   );
   if (placed === 'dropped') state.context.ignore('orphaned tool result');

@@ -210,6 +210,33 @@ describe('miniSweAgentImporter.parse: runs that end abruptly and 2.x tool calls'
     expect(context.warnings).toHaveLength(1);
   });
 
+  it('keeps a tool result that answers no call as user text, and counts an empty one as skipped', () => {
+    const text = JSON.stringify({
+      info: { mini_version: '2.0.0' },
+      messages: [
+        { role: 'user', content: 'task' },
+        { role: 'tool', tool_call_id: 'call_ghost', content: '' },
+        { role: 'tool', tool_call_id: 'call_ghost', content: 'ghost output' },
+      ],
+      trajectory_format: 'mini-swe-agent-1.1',
+    });
+    const { messages, context } = importText(text);
+    expectValidForOpenAI(messages);
+    expect(messages.slice(1)).toStrictEqual([
+      {
+        role: 'user',
+        content: 'ghost output',
+        metadata: { origin: 'mini-swe-agent', record: 2, orphanedToolCallId: 'call_ghost', toolName: 'bash' },
+      },
+    ]);
+    expect(context.stats).toStrictEqual({
+      recordsRead: 3,
+      recordsUsed: 2,
+      skipped: { 'orphaned tool result': 1 },
+    });
+    expect(context.warnings.map((warning) => warning.record)).toStrictEqual([1, 2]);
+  });
+
   it('links parallel native tool calls to results that arrive out of order', () => {
     const { messages, metadata } = importText(fixture('tool-calls-v2.traj.json'));
     expectValidForOpenAI(messages);

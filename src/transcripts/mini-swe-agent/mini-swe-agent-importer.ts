@@ -11,26 +11,21 @@
 
 import { InvalidMessageError } from '../../errors/index.js';
 import { isRecord } from '../../internal/json-shapes.js';
-import type {
-  AssistantContentPart,
-  AssistantMessage,
-  MessageMetadata,
-  ToolResultPart,
-} from '../../messages/types.js';
+import type { AssistantContentPart, AssistantMessage, MessageMetadata } from '../../messages/types.js';
+import {
+  contentText,
+  fromOpenAIMessage,
+  isoFromUnixSeconds,
+  notTheFormat,
+  readJsonDocument,
+} from '../internal/record-readers.js';
+import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
   TranscriptImporter,
   TranscriptMetadata,
 } from '../transcript-importer.js';
-import {
-  contentText,
-  createToolTurnBuilder,
-  fromOpenAIMessage,
-  isoFromUnixSeconds,
-  notTheFormat,
-  readJsonDocument,
-} from './tool-turn-builder.js';
 
 const format = 'mini-swe-agent';
 const shellToolName = 'bash';
@@ -228,7 +223,12 @@ function parse(text: string, context: ImportContext): ImportResult {
   }
   const settings = settingsOf(document, context);
   const records = document.messages as unknown[];
-  const builder = createToolTurnBuilder({ origin: format, context });
+  // A chat history: a result after the next assistant message answers nothing the model saw.
+  const builder = createTranscriptBuilder({
+    origin: format,
+    context,
+    answerCallsUntil: 'next-assistant-message',
+  });
   const timestamps: string[] = [];
   let firstModel: string | undefined;
   /** The text action of the previous assistant reply, which the next user message answers. */
@@ -273,25 +273,18 @@ function parse(text: string, context: ImportContext): ImportResult {
     const text = content.text;
 
     if (role === 'system') {
-      builder.add({ role: 'system', content: text, metadata }, { record });
+      builder.system(text, metadata);
       context.use();
     } else if (role === 'user' || role === 'exit') {
       if (role === 'exit' || isSubmission(record, text, answered)) metadata.exit = true;
       if (answered !== undefined && metadata.exit !== true) {
         const exitCode = returnCodePattern.exec(text);
         if (exitCode !== null) metadata.exitCode = Number(exitCode[1]);
-        const result: ToolResultPart = {
-          type: 'tool-result',
-          toolCallId: answered.toolCallId,
-          toolName: shellToolName,
-          output: { type: 'text', value: text },
-        };
-        builder.addResult(result, { metadata, location: { record } });
-        context.use();
+        addResult(answered.toolCallId, shellToolName, text, metadata, builder, context);
       } else if (text === '') {
         context.ignore('empty-message');
       } else {
-        builder.add({ role: 'user', content: text, metadata }, { record });
+        builder.user(text, metadata);
         context.use();
       }
     } else if (role === 'assistant') {
@@ -311,7 +304,7 @@ function parse(text: string, context: ImportContext): ImportResult {
           context.ignore('empty-message');
           continue;
         }
-        builder.add({ role: 'assistant', content: text, metadata }, { record });
+        builder.assistant(text, metadata);
         context.use();
         continue;
       }
@@ -327,7 +320,7 @@ function parse(text: string, context: ImportContext): ImportResult {
         input: { command: action.command },
       });
       if (after !== '') parts.push({ type: 'text', text: after });
-      builder.add({ role: 'assistant', content: parts, metadata }, { record });
+      builder.assistant(parts, metadata);
       awaiting = { toolCallId, command: action.command };
       context.use();
     } else if (role === 'tool') {
@@ -338,14 +331,8 @@ function parse(text: string, context: ImportContext): ImportResult {
       }
       const exitCode = returnCodePattern.exec(text);
       if (exitCode !== null) metadata.exitCode = Number(exitCode[1]);
-      const result: ToolResultPart = {
-        type: 'tool-result',
-        toolCallId,
-        toolName: builder.pendingCall(toolCallId)?.toolName ?? shellToolName,
-        output: { type: 'text', value: text },
-      };
-      builder.addResult(result, { metadata, location: { record } });
-      context.use();
+      const toolName = builder.openCall(toolCallId)?.toolName ?? shellToolName;
+      addResult(toolCallId, toolName, text, metadata, builder, context);
     } else {
       context.malformed(`message ${record} has unknown role ${JSON.stringify(role)}`, { record });
     }
@@ -361,12 +348,28 @@ function parse(text: string, context: ImportContext): ImportResult {
   return { conversation, metadata };
 }
 
+function addResult(
+  toolCallId: string,
+  toolName: string,
+  text: string,
+  metadata: MessageMetadata,
+  builder: TranscriptBuilder,
+  context: ImportContext,
+): void {
+  const placed = builder.toolResult(
+    { toolCallId, toolName, output: { type: 'text', value: text } },
+    metadata,
+  );
+  if (placed === 'dropped') context.ignore('orphaned tool result');
+  else context.use();
+}
+
 /** 2.x tool-calling replies: OpenAI `tool_calls`, converted by `fromOpenAI`. */
 function addNativeAssistant(
   raw: Loose,
   record: number,
   metadata: MessageMetadata,
-  builder: ReturnType<typeof createToolTurnBuilder>,
+  builder: TranscriptBuilder,
   context: ImportContext,
 ): void {
   let message: AssistantMessage;
@@ -379,7 +382,7 @@ function addNativeAssistant(
     });
     return;
   }
-  builder.add({ ...message, metadata }, { record });
+  builder.assistant(message.content, metadata, { providerOptions: message.providerOptions });
   context.use();
 }
 

@@ -30,13 +30,16 @@ import type {
 } from '../../messages/types.js';
 import {
   contentText,
-  createToolTurnBuilder,
   fromOpenAIMessage,
   isoFromUnixSeconds,
   notTheFormat,
   readJsonDocument,
-  type ToolTurnBuilder,
-} from '../mini-swe-agent/tool-turn-builder.js';
+} from '../internal/record-readers.js';
+import {
+  createTranscriptBuilder,
+  type ToolResultPlacement,
+  type TranscriptBuilder,
+} from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
@@ -178,7 +181,12 @@ function sourceOf(document: unknown, context: ImportContext): Source {
 function parse(text: string, context: ImportContext): ImportResult {
   const document = readJsonDocument(text, context, 'an OpenHands message dump');
   const { messages: records, response, log } = sourceOf(document, context);
-  const builder = createToolTurnBuilder({ origin: format, context });
+  // A chat history: a result after the next assistant message answers nothing the model saw.
+  const builder = createTranscriptBuilder({
+    origin: format,
+    context,
+    answerCallsUntil: 'next-assistant-message',
+  });
   const state: ParseState = { awaiting: undefined };
 
   records.forEach((raw, record) => {
@@ -225,7 +233,7 @@ function importRecord(
   raw: unknown,
   record: number,
   extraMetadata: MessageMetadata,
-  builder: ToolTurnBuilder,
+  builder: TranscriptBuilder,
   state: ParseState,
   context: ImportContext,
 ): void {
@@ -247,27 +255,38 @@ function importRecord(
       case 'system':
         if (content.otherParts > 0)
           context.warn(`system message ${record}: non-text parts not imported`, { record });
-        builder.add({ role: 'system', content: text, metadata }, { record });
+        builder.system(text, metadata);
         break;
       case 'user':
         if (answered !== undefined && text.startsWith(observationPrefix)) {
-          addObservation(text, content.otherParts, answered, record, metadata, builder, context);
-        } else if (typeof raw.content === 'string' || raw.content === null || raw.content === undefined) {
+          const placed = addObservation(
+            text,
+            content.otherParts,
+            answered,
+            record,
+            metadata,
+            builder,
+            context,
+          );
+          countResult(placed, context);
+          return;
+        }
+        if (typeof raw.content === 'string' || raw.content === null || raw.content === undefined) {
           if (text === '') {
             context.ignore('empty-message');
             return;
           }
-          builder.add({ role: 'user', content: text, metadata }, { record });
+          builder.user(text, metadata);
         } else {
           // Part lists keep their images and cache hints.
           const message = fromOpenAIMessage(raw, record) as UserMessage;
-          builder.add({ ...message, metadata }, { record });
+          builder.user(message.content, metadata, { providerOptions: message.providerOptions });
         }
         break;
       case 'assistant':
         if (Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
           const message = fromOpenAIMessage(raw, record) as AssistantMessage;
-          builder.add({ ...message, metadata }, { record });
+          builder.assistant(message.content, metadata, { providerOptions: message.providerOptions });
         } else {
           const call = addTextAssistant(raw, text, record, metadata, builder, context);
           if (call === 'empty') return;
@@ -275,8 +294,8 @@ function importRecord(
         }
         break;
       case 'tool':
-        addNativeResult(raw, record, metadata, builder);
-        break;
+        countResult(addNativeResult(raw, record, metadata, builder), context);
+        return;
       default:
         context.malformed(`message ${record} has unknown role ${JSON.stringify(raw.role)}`, { record });
         return;
@@ -297,9 +316,9 @@ function addObservation(
   call: { toolCallId: string; toolName: string },
   record: number,
   metadata: MessageMetadata,
-  builder: ToolTurnBuilder,
+  builder: TranscriptBuilder,
   context: ImportContext,
-): void {
+): ToolResultPlacement {
   const nameEnd = text.indexOf(']', observationPrefix.length);
   const name = nameEnd === -1 ? undefined : text.slice(observationPrefix.length, nameEnd);
   if (name !== undefined && name !== call.toolName) {
@@ -311,13 +330,13 @@ function addObservation(
     context.warn(`message ${record}: non-text parts of the result not imported`, { record });
   const exitCode = exitCodeOf(text);
   if (exitCode !== undefined) metadata.exitCode = exitCode;
-  const result: ToolResultPart = {
-    type: 'tool-result',
-    toolCallId: call.toolCallId,
-    toolName: call.toolName,
-    output: { type: 'text', value: text },
-  };
-  builder.addResult(result, { metadata, location: { record } });
+  const { toolCallId, toolName } = call;
+  return builder.toolResult({ toolCallId, toolName, output: { type: 'text', value: text } }, metadata);
+}
+
+function countResult(placed: ToolResultPlacement, context: ImportContext): void {
+  if (placed === 'dropped') context.ignore('orphaned tool result');
+  else context.use();
 }
 
 /** A reply in text function calling; returns the call the next message may answer, or `'empty'`. */
@@ -326,7 +345,7 @@ function addTextAssistant(
   text: string,
   record: number,
   metadata: MessageMetadata,
-  builder: ToolTurnBuilder,
+  builder: TranscriptBuilder,
   context: ImportContext,
 ): { toolCallId: string; toolName: string } | undefined | 'empty' {
   const reasoning =
@@ -341,7 +360,7 @@ function addTextAssistant(
       reasoning === ''
         ? text
         : [{ type: 'reasoning', text: reasoning }, ...(text === '' ? [] : [{ type: 'text' as const, text }])];
-    builder.add({ role: 'assistant', content, metadata }, { record });
+    builder.assistant(content, metadata);
     return undefined;
   }
   if (!call.closed) context.warn(`message ${record}: <function=${call.name}> is not closed`, { record });
@@ -361,11 +380,16 @@ function addTextAssistant(
   parts.push({ type: 'tool-call', toolCallId, toolName: call.name, input: call.parameters });
   const after = call.after.trim();
   if (after !== '') parts.push({ type: 'text', text: after });
-  builder.add({ role: 'assistant', content: parts, metadata }, { record });
+  builder.assistant(parts, metadata);
   return { toolCallId, toolName: call.name };
 }
 
-function addNativeResult(raw: Loose, record: number, metadata: MessageMetadata, builder: ToolTurnBuilder) {
+function addNativeResult(
+  raw: Loose,
+  record: number,
+  metadata: MessageMetadata,
+  builder: TranscriptBuilder,
+): ToolResultPlacement {
   const message = fromOpenAIMessage(raw, record) as ToolMessage;
   const part = message.content[0] as ToolResultPart;
   const named = typeof raw.name === 'string' && raw.name !== '' ? { ...part, toolName: raw.name } : part;
@@ -374,7 +398,7 @@ function addNativeResult(raw: Loose, record: number, metadata: MessageMetadata, 
     const exitCode = exitCodeOf(text);
     if (exitCode !== undefined) metadata.exitCode = exitCode;
   }
-  builder.addResult(named, { metadata, location: { record } });
+  return builder.toolResult(named, metadata);
 }
 
 function toolsOf(log: Loose | undefined, context: ImportContext): Conversation['tools'] {

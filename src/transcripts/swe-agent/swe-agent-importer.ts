@@ -20,15 +20,14 @@ import type {
   JSONValue,
   Message,
   MessageMetadata,
-  ToolResultPart,
 } from '../../messages/types.js';
 import {
   contentText,
-  createToolTurnBuilder,
   fromOpenAIMessage,
   notTheFormat,
   readJsonDocument,
-} from '../mini-swe-agent/tool-turn-builder.js';
+} from '../internal/record-readers.js';
+import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
@@ -153,7 +152,12 @@ function parse(text: string, context: ImportContext): ImportResult {
 }
 
 function importEntries(entries: Entry[], mainAgent: string | undefined, context: ImportContext): Message[] {
-  const builder = createToolTurnBuilder({ origin: format, context });
+  // A chat history: a result after the next assistant message answers nothing the model saw.
+  const builder = createTranscriptBuilder({
+    origin: format,
+    context,
+    answerCallsUntil: 'next-assistant-message',
+  });
   /** Per agent (subroutines interleave with `sidechains: 'include'`): the action the next user entry answers. */
   const awaiting = new Map<string | undefined, string>();
 
@@ -179,23 +183,16 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
 
     switch (raw.role) {
       case 'system':
-        builder.add({ role: 'system', content: text, metadata }, { record });
+        builder.system(text, metadata);
         context.use();
         break;
       case 'user':
         if (answered !== undefined && !demo) {
-          const result: ToolResultPart = {
-            type: 'tool-result',
-            toolCallId: answered,
-            toolName: shellToolName,
-            output: { type: 'text', value: text },
-          };
-          builder.addResult(result, { metadata, location: { record } });
-          context.use();
+          addResult(answered, shellToolName, text, metadata, builder, context);
         } else if (text === '') {
           context.ignore('empty-message');
         } else {
-          builder.add({ role: 'user', content: text, metadata }, { record });
+          builder.user(text, metadata);
           context.use();
         }
         break;
@@ -210,7 +207,7 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
             context.ignore('empty-message');
             break;
           }
-          builder.add({ role: 'assistant', content: text, metadata }, { record });
+          builder.assistant(text, metadata);
           context.use();
           break;
         }
@@ -224,7 +221,7 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
           toolName: shellToolName,
           input: { command: split.action.replace(/\n$/, '') },
         });
-        builder.add({ role: 'assistant', content: parts, metadata }, { record });
+        builder.assistant(parts, metadata);
         awaiting.set(agent, toolCallId);
         context.use();
         break;
@@ -241,14 +238,8 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
             record,
           });
         }
-        const result: ToolResultPart = {
-          type: 'tool-result',
-          toolCallId,
-          toolName: builder.pendingCall(toolCallId)?.toolName ?? shellToolName,
-          output: { type: 'text', value: text },
-        };
-        builder.addResult(result, { metadata, location: { record } });
-        context.use();
+        const toolName = builder.openCall(toolCallId)?.toolName ?? shellToolName;
+        addResult(toolCallId, toolName, text, metadata, builder, context);
         break;
       }
       default:
@@ -277,11 +268,27 @@ function actionOf(raw: Loose, text: string): ThoughtAndAction | undefined {
   return { thought: keepsRest ? text : thought, action: recordedAction };
 }
 
+function addResult(
+  toolCallId: string,
+  toolName: string,
+  text: string,
+  metadata: MessageMetadata,
+  builder: TranscriptBuilder,
+  context: ImportContext,
+): void {
+  const placed = builder.toolResult(
+    { toolCallId, toolName, output: { type: 'text', value: text } },
+    metadata,
+  );
+  if (placed === 'dropped') context.ignore('orphaned tool result');
+  else context.use();
+}
+
 function addNativeAssistant(
   raw: Loose,
   record: number,
   metadata: MessageMetadata,
-  builder: ReturnType<typeof createToolTurnBuilder>,
+  builder: TranscriptBuilder,
   context: ImportContext,
 ): void {
   let message: AssistantMessage;
@@ -294,7 +301,7 @@ function addNativeAssistant(
     });
     return;
   }
-  builder.add({ ...message, metadata }, { record });
+  builder.assistant(message.content, metadata, { providerOptions: message.providerOptions });
   context.use();
 }
 
