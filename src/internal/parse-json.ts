@@ -40,27 +40,32 @@ export interface JsonLine {
   value: unknown;
 }
 
-/** Parses JSON Lines; blank lines are skipped, a bad line throws naming its line number. */
-export function parseJsonLines(text: string, options: ParseJsonOptions = {}): JsonLine[] {
-  const lines: JsonLine[] = [];
+/** The non-blank lines of a text, trimmed, with their 1-based line numbers. Linear: no split of the whole text. */
+export function* nonBlankLines(text: string): Generator<{ line: number; text: string }> {
   let start = 0;
-  for (let line = 1; start <= text.length; line++) {
+  for (let line = 1; start < text.length; line++) {
     let end = text.indexOf('\n', start);
     if (end === -1) end = text.length;
     const raw = text.slice(start, end).trim();
-    if (raw !== '') {
-      try {
-        lines.push({ line, value: JSON.parse(raw) });
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        throw new InvalidJsonError(
-          `invalid JSON line: ${reason}`,
-          { ...(options.file === undefined ? {} : { file: options.file }), line },
-          { cause: error },
-        );
-      }
-    }
     start = end + 1;
+    if (raw !== '') yield { line, text: raw };
+  }
+}
+
+/** Parses JSON Lines; blank lines are skipped, a bad line throws naming its line number. */
+export function parseJsonLines(text: string, options: ParseJsonOptions = {}): JsonLine[] {
+  const lines: JsonLine[] = [];
+  for (const { line, text: raw } of nonBlankLines(text)) {
+    try {
+      lines.push({ line, value: JSON.parse(raw) });
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      throw new InvalidJsonError(
+        `invalid JSON line: ${reason}`,
+        { ...(options.file === undefined ? {} : { file: options.file }), line },
+        { cause: error },
+      );
+    }
   }
   return lines;
 }

@@ -36,6 +36,7 @@ import type {
   UserMessage,
 } from '../../messages/types.js';
 import { repairPlaceholders } from '../../messages/validate/index.js';
+import { readJsonLineRecords } from '../internal/record-readers.js';
 import type {
   ImportContext,
   ImportResult,
@@ -237,23 +238,7 @@ function readRecords(text: string, context: ImportContext): SourceRecord[] {
     const values = document as unknown[];
     return values.map((value, record) => ({ value, location: { record } }));
   }
-  const records: SourceRecord[] = [];
-  let start = 0;
-  for (let line = 1; start < body.length; line++) {
-    let end = body.indexOf('\n', start);
-    if (end === -1) end = body.length;
-    const raw = body.slice(start, end).trim();
-    start = end + 1;
-    if (raw === '') continue;
-    try {
-      records.push({ value: JSON.parse(raw), location: { line } });
-    } catch (error) {
-      context.read();
-      const reason = error instanceof Error ? error.message : String(error);
-      context.malformed(`invalid JSON: ${reason}`, { line });
-    }
-  }
-  return records;
+  return readJsonLineRecords(body, context).map(({ value, line }) => ({ value, location: { line } }));
 }
 
 function isTurnRecord(value: unknown): value is UnknownRecord {

@@ -34,7 +34,7 @@
 
 import { InvalidJsonError, TranscriptImportError } from '../../errors/index.js';
 import { describeValue, isRecord } from '../../internal/json-shapes.js';
-import { looksLikeJsonLines, parseJsonText } from '../../internal/parse-json.js';
+import { looksLikeJsonLines, nonBlankLines, parseJsonText } from '../../internal/parse-json.js';
 import type {
   AssistantContentPart,
   JSONObject,
@@ -45,6 +45,7 @@ import type {
   ToolResultOutput,
   UserContentPart,
 } from '../../messages/types.js';
+import { readJsonLineRecords } from '../internal/record-readers.js';
 import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
@@ -118,14 +119,9 @@ function detectCodex(sample: TranscriptSample): string | undefined {
   if (typescriptDocumentStart.test(head) && /"items"\s*:\s*\[/.test(head)) {
     return 'a Codex CLI (TypeScript) rollout: { "session": {...}, "items": [...] }';
   }
-  let start = 0;
   let bareMeta = false;
-  for (let line = 1; line <= linesToSample && start < head.length; line++) {
-    let end = head.indexOf('\n', start);
-    if (end === -1) end = head.length;
-    const raw = head.slice(start, end).trim();
-    start = end + 1;
-    if (raw === '') continue;
+  for (const { line, text: raw } of nonBlankLines(head)) {
+    if (line > linesToSample) break;
     const prefix = envelopePrefix.exec(raw);
     if (prefix !== null) return `line ${line} is a Codex rollout "${prefix[1]}" record`;
     let value: unknown;
@@ -223,23 +219,7 @@ function readRecords(body: string, context: ImportContext): SourceRecord[] {
     }
     return [{ value: document, location: { line: 1 } }];
   }
-  const records: SourceRecord[] = [];
-  let start = 0;
-  for (let line = 1; start < body.length; line++) {
-    let end = body.indexOf('\n', start);
-    if (end === -1) end = body.length;
-    const raw = body.slice(start, end).trim();
-    start = end + 1;
-    if (raw === '') continue;
-    try {
-      records.push({ value: JSON.parse(raw), location: { line } });
-    } catch (error) {
-      context.read();
-      const reason = error instanceof Error ? error.message : String(error);
-      context.malformed(`invalid JSON: ${reason}`, { line });
-    }
-  }
-  return records;
+  return readJsonLineRecords(body, context).map(({ value, line }) => ({ value, location: { line } }));
 }
 
 function isTypescriptDocument(value: unknown): value is { session: unknown; items: unknown[] } {

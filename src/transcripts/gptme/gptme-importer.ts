@@ -30,7 +30,9 @@
  */
 
 import { isRecord } from '../../internal/json-shapes.js';
+import { nonBlankLines } from '../../internal/parse-json.js';
 import type { AssistantContentPart, JSONValue, MessageMetadata } from '../../messages/types.js';
+import { readJsonLineRecords } from '../internal/record-readers.js';
 import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
@@ -146,14 +148,9 @@ export const gptmeImporter: TranscriptImporter = {
 function detectGptme(sample: TranscriptSample): string | undefined {
   const head = sample.head.charCodeAt(0) === 0xfeff ? sample.head.slice(1) : sample.head;
   const named = sample.fileName === 'conversation.jsonl';
-  let start = 0;
   let matched = 0;
-  for (let line = 1; line <= linesToSample && start < head.length; line++) {
-    let end = head.indexOf('\n', start);
-    if (end === -1) end = head.length;
-    const raw = head.slice(start, end).trim();
-    start = end + 1;
-    if (raw === '') continue;
+  for (const { line, text: raw } of nonBlankLines(head)) {
+    if (line > linesToSample) break;
     let value: unknown;
     try {
       value = JSON.parse(raw);
@@ -241,21 +238,8 @@ function parseGptme(text: string, context: ImportContext): ImportResult {
 function readRecords(body: string, state: GptmeState): GptmeRecord[] {
   const { context } = state;
   const records: GptmeRecord[] = [];
-  let start = 0;
-  for (let line = 1; start < body.length; line++) {
-    let end = body.indexOf('\n', start);
-    if (end === -1) end = body.length;
-    const raw = body.slice(start, end).trim();
-    start = end + 1;
-    if (raw === '') continue;
+  for (const { value, line } of readJsonLineRecords(body, context)) {
     context.read();
-    let value: unknown;
-    try {
-      value = JSON.parse(raw);
-    } catch (error) {
-      context.malformed(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`, { line });
-      continue;
-    }
     if (!isRecord(value)) {
       context.malformed('a gptme message must be a JSON object', { line });
       continue;

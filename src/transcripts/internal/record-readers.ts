@@ -1,11 +1,10 @@
 /**
- * Small readers for the JSON that agent logs are made of (mini-swe-agent, SWE-agent and OpenHands trajectories):
- * the document itself, OpenAI-style message content and messages, Unix timestamps.
+ * Small readers for the JSON that agent logs are made of: a whole document, JSON Lines records, OpenAI-style message content and messages, Unix timestamps.
  */
 
 import { InvalidJsonError, InvalidMessageError, TranscriptImportError } from '../../errors/index.js';
 import { isRecord } from '../../internal/json-shapes.js';
-import { parseJsonText } from '../../internal/parse-json.js';
+import { nonBlankLines, parseJsonText } from '../../internal/parse-json.js';
 import { fromOpenAI } from '../../messages/convert/openai.js';
 import type { Message } from '../../messages/types.js';
 import type { ImportContext } from '../transcript-importer.js';
@@ -27,6 +26,27 @@ export function readJsonDocument(text: string, context: ImportContext, what: str
       { cause: error },
     );
   }
+}
+
+/**
+ * The records of a JSON Lines log. A line that is not JSON is counted as read and reported malformed (skipped
+ * with a warning, or a `TranscriptImportError` in strict mode); the caller counts the others as it uses them.
+ */
+export function readJsonLineRecords(
+  text: string,
+  context: ImportContext,
+): Array<{ value: unknown; line: number }> {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const records: Array<{ value: unknown; line: number }> = [];
+  for (const { line, text: raw } of nonBlankLines(body)) {
+    try {
+      records.push({ value: JSON.parse(raw), line });
+    } catch (error) {
+      context.read();
+      context.malformed(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`, { line });
+    }
+  }
+  return records;
 }
 
 /** The file can be read but is not the expected shape at all. */

@@ -35,6 +35,7 @@ import type { Conversation, Message, Part, ToolCallPart, ToolResultPart } from '
 import { validateMessages } from '../../messages/validate/index.js';
 import { codexImporter } from '../codex/codex-importer.js';
 import { gptmeImporter } from '../gptme/gptme-importer.js';
+import { readJsonLineRecords } from '../internal/record-readers.js';
 import type {
   ImportContext,
   ImportResult,
@@ -305,21 +306,8 @@ function readJsonLines(
   converter: Converter,
   context: ImportContext,
 ): Conversation {
-  const lines: Array<{ line: number; value: unknown }> = [];
-  let start = 0;
-  for (let line = 1; start < body.length; line++) {
-    let end = body.indexOf('\n', start);
-    if (end === -1) end = body.length;
-    const raw = body.slice(start, end).trim();
-    start = end + 1;
-    if (raw === '') continue;
-    context.read();
-    try {
-      lines.push({ line, value: JSON.parse(raw) });
-    } catch (error) {
-      context.malformed(`invalid JSON: ${error instanceof Error ? error.message : String(error)}`, { line });
-    }
-  }
+  const lines = readJsonLineRecords(body, context);
+  context.read(lines.length);
   const [first] = lines;
   const requestMode =
     first !== undefined &&
