@@ -1,0 +1,51 @@
+import type { ArchiveStore } from '../archive/archive-store.js';
+import type { IdentifiedMessage } from '../messages/types.js';
+import type { TokenAccountant } from '../tokens/index.js';
+
+/**
+ * The contract every compression strategy implements: a pure, synchronous, deterministic function from a
+ * conversation and a context to a smaller conversation, the actions it took and the warnings it has. The engine
+ * runs strategies cheapest and most faithful first and stops when the budget holds; a strategy never imports an
+ * LLM adapter and never touches a preserved message.
+ */
+export interface StrategyContext {
+  /** Total tokens the conversation should fit in (as counted by `accountant.countConversation`). */
+  budgetTokens: number;
+  accountant: TokenAccountant;
+  /** Where every original that is stubbed, shortened or dropped goes. */
+  archive: ArchiveStore;
+  /** Ids of messages that must come out byte-identical (system prompt, first task, pinned, recent turns). */
+  preservedIds: ReadonlySet<string>;
+}
+
+export interface StrategyAction {
+  /** Kebab-case kind of action, e.g. `stub-tool-output`, `strip-reasoning`, `drop-turn`. */
+  type: string;
+  strategy: string;
+  /** Ids of the messages acted on. */
+  messageIds: string[];
+  /** Handle of the archived original, when one was archived. */
+  handle?: string;
+  tokensBefore: number;
+  tokensAfter: number;
+  description: string;
+}
+
+export interface StrategyWarning {
+  type: 'strategy-warning';
+  strategy: string;
+  message: string;
+}
+
+export interface StrategyResult {
+  /** The new conversation. Unchanged messages are the same objects (and keep their ids). */
+  messages: IdentifiedMessage[];
+  actions: StrategyAction[];
+  warnings: StrategyWarning[];
+}
+
+export interface Strategy {
+  /** Kebab-case name, e.g. `stub-tool-outputs`. */
+  readonly name: string;
+  apply(messages: readonly IdentifiedMessage[], context: StrategyContext): StrategyResult;
+}
