@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
+import { createMemoryArchive } from '../../archive/archive-store.js';
+import { InvalidMessageError } from '../../errors/index.js';
+import { assignIds } from '../../messages/ids.js';
+import type { IdentifiedMessage } from '../../messages/types.js';
+import { validateMessages } from '../../messages/validate/index.js';
+import { createConversationBuilder } from '../../testing/message-builders.js';
+import { createTokenAccountant } from '../../tokens/index.js';
+import type { StrategyContext } from '../strategy.js';
+import { dropOldestTurns } from './drop-oldest-turns.js';
+
+const accountant = createTokenAccountant();
+const long = (label: string) => `${label}: ${'details of the work done so far. '.repeat(40)}`;
+
+function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
+  return {
+    budgetTokens: 0,
+    accountant,
+    archive: createMemoryArchive(),
+    preservedIds: new Set(),
+    ...overrides,
+  };
+}
+
+function chat(): IdentifiedMessage[] {
+  return assignIds(
+    createConversationBuilder()
+      .system('You are helpful.')
+      .user('Task one')
+      .assistant(long('answer one'))
+      .user('Task two')
+      .tools([{ name: 'bash', input: { command: 'ls' }, output: long('listing') }])
+      .assistant(long('answer two'))
+      .user('Task three')
+      .assistant('Short answer three.')
+      .build(),
+  );
+}
+
+function agentSession(): IdentifiedMessage[] {
+  const builder = createConversationBuilder().system('You are a coding agent.').user('Fix the flaky test');
+  for (let step = 1; step <= 5; step++) {
+    builder.tools([{ name: 'bash', input: { command: `step ${step}` }, output: long(`output ${step}`) }]);
+  }
+  return assignIds(builder.build());
+}
+
+const roles = (messages: readonly IdentifiedMessage[]) => messages.map((message) => message.role);
+const check = { provider: 'any', allowPendingToolCalls: true } as const;
+
+describe('dropOldestTurns', () => {
+  it('drops whole old turns, keeps the first request next to an assistant marker, and stays valid', () => {
+    const messages = chat();
+    const context = contextFor({ budgetTokens: 200 });
+    const result = dropOldestTurns().apply(messages, context);
+    expect(roles(result.messages)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    expect(result.messages[1]).toBe(messages[1]);
+    const marker = result.messages[2]!;
+    expect(marker.content).toMatch(/^\[5 earlier messages archived: h-\w+\]$/);
+    expect(marker.metadata).toMatchObject({ origin: 'stub' });
+    expect(context.archive.get(marker.metadata!.handle as string)?.content).toEqual(messages.slice(2, 7));
+    expect(result.actions.map((action) => [action.type, action.messageIds.length])).toEqual([
+      ['drop-turn', 1],
+      ['drop-turn', 4],
+    ]);
+    for (const action of result.actions) {
+      expect(context.archive.get(action.handle!)?.content).toEqual(
+        messages.filter((message) => action.messageIds.includes(message.id)),
+      );
+    }
+    expect(validateMessages(result.messages, check).valid).toBe(true);
+    expect(accountant.countConversation(result.messages).totalTokens).toBeLessThan(
+      accountant.countConversation(messages).totalTokens,
+    );
+  });
+
+  it('drops old steps of one long turn around a preserved task, never splitting a call from its result', () => {
+    const messages = agentSession();
+    const preservedIds = new Set([messages[1]!.id, messages.at(-2)!.id, messages.at(-1)!.id]);
+    const context = contextFor({ budgetTokens: 400, preservedIds });
+    const result = dropOldestTurns().apply(messages, context);
+    expect(roles(result.messages)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'tool',
+      'user',
+      'assistant',
+      'tool',
+    ]);
+    expect(result.messages[4]!.content).toMatch(/^\[6 earlier messages archived: h-\w+\]$/);
+    expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
+    expect(validateMessages(result.messages, check).valid).toBe(true);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('puts the marker into the next message when no separate marker fits, or keeps the span with a warning', () => {
+    const messages = agentSession();
+    const total = accountant.countConversation(messages).totalTokens;
+    const firstStep = accountant.countMessage(messages[2]!) + accountant.countMessage(messages[3]!);
+    const folded = dropOldestTurns().apply(
+      messages,
+      contextFor({ budgetTokens: total - firstStep + 40, preservedIds: new Set([messages[1]!.id]) }),
+    );
+    expect(roles(folded.messages)).toEqual(['system', 'user', ...roles(messages.slice(4))]);
+    expect(folded.messages[2]!.id).toBe(messages[4]!.id);
+    expect(folded.messages[2]!.content).toEqual([
+      { type: 'text', text: expect.stringMatching(/^\[2 earlier messages archived: h-\w+\]$/) },
+      ...(messages[4]!.content as unknown[]),
+    ]);
+    expect(folded.actions.map((action) => action.type)).toEqual(['drop-turn', 'fold-marker']);
+    expect(validateMessages(folded.messages, check).valid).toBe(true);
+
+    const preservedIds = new Set([messages[1]!.id, messages[4]!.id, messages[5]!.id]);
+    const kept = dropOldestTurns().apply(messages, contextFor({ preservedIds }));
+    expect(kept.messages.slice(0, 6)).toEqual(messages.slice(0, 6));
+    expect(kept.messages[6]!.content).toMatch(/^\[4 earlier messages archived: h-\w+\]$/);
+    expect(kept.warnings).toHaveLength(1);
+    expect(kept.warnings[0]!.message).toMatch(/no marker could be placed/);
+    expect(validateMessages(kept.messages, check).valid).toBe(true);
+  });
+
+  it('stops as soon as the budget holds and does nothing within budget', () => {
+    const messages = chat();
+    const total = accountant.countConversation(messages).totalTokens;
+    const within = dropOldestTurns().apply(messages, contextFor({ budgetTokens: total }));
+    expect(within.messages).toEqual(messages);
+    expect(within.actions).toEqual([]);
+    const oneTurn = dropOldestTurns().apply(messages, contextFor({ budgetTokens: total - 100 }));
+    expect(oneTurn.actions).toHaveLength(1);
+  });
+
+  it('never drops preserved messages, the last request or the last step, even over budget', () => {
+    const messages = chat();
+    const preservedIds = new Set(messages.map((message) => message.id));
+    expect(dropOldestTurns().apply(messages, contextFor({ preservedIds })).messages).toEqual(messages);
+    const result = dropOldestTurns().apply(messages, contextFor());
+    expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
+    expect(dropOldestTurns().apply(result.messages, contextFor()).messages).toEqual(result.messages);
+  });
+
+  it('rejects messages without a role', () => {
+    expect(() => dropOldestTurns().apply([{ id: 'a', content: 'x' }] as never, contextFor())).toThrow(
+      InvalidMessageError,
+    );
+  });
+
+  it('keeps the invariants on generated conversations', () => {
+    checkStrategyInvariants(dropOldestTurns(), { conversations: richConversation(6), numRuns: 250 });
+  });
+});

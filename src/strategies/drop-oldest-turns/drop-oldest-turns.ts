@@ -1,0 +1,373 @@
+import { type ArchiveEntry, archiveHandle } from '../../archive/archive-store.js';
+import type { AssistantMessage, IdentifiedMessage, Message, UserMessage } from '../../messages/types.js';
+import { repairMessages, validateMessages } from '../../messages/validate/index.js';
+import type {
+  Strategy,
+  StrategyAction,
+  StrategyContext,
+  StrategyResult,
+  StrategyWarning,
+} from '../strategy.js';
+import { checkStrategyInput } from '../strategy-support.js';
+
+const strategyName = 'drop-oldest-turns';
+
+/**
+ * The last resort: drops the oldest turns whole until the budget holds. A turn is a user message and
+ * everything up to the next user message. A turn with a preserved message (the first task, a pinned message)
+ * is dropped piecewise around it: its other user messages alone, and each assistant message together with
+ * the tool messages that answer it, so a tool call never loses its result. Never dropped: system messages,
+ * preserved messages, the last user message and the last assistant step (the current request and the work
+ * in flight), and earlier markers.
+ *
+ * Each contiguous dropped span leaves one marker, `[N earlier messages archived: <handle>]` (metadata
+ * origin `stub`), whose handle expands to the whole span; each turn's share of a span is archived too, as a
+ * `messages` entry named in its `drop-turn` action. The marker is a user message, or an assistant message
+ * where a user message would break the user/assistant alternation Anthropic requires. When neither fits, the
+ * span's oldest group is kept (so a user request survives next to its marker) and placement is tried again;
+ * as a last resort the marker text is put at the start of the next message (or the end of the previous one)
+ * when that message is not preserved. The result is checked with `validateMessages` for every provider; if
+ * the input was valid and the result is not, `repairMessages` fixes it and a warning says so.
+ *
+ * Does nothing when the conversation is within budget.
+ */
+export function dropOldestTurns(): Strategy {
+  return {
+    name: strategyName,
+    apply(messages, context) {
+      checkStrategyInput(messages);
+      return applyDropOldestTurns(messages, context);
+    },
+  };
+}
+
+/** A message, or an assistant message with the tool messages right after it: dropped together or not at all. */
+interface Group {
+  start: number;
+  /** Exclusive. */
+  end: number;
+  turn: number;
+  droppable: boolean;
+}
+
+/** Estimated cost of one marker message, used before the markers exist; the final count is exact. */
+const markerTokenEstimate = 30;
+
+function applyDropOldestTurns(
+  messages: readonly IdentifiedMessage[],
+  context: StrategyContext,
+): StrategyResult {
+  const { accountant, budgetTokens } = context;
+  const initialTokens = accountant.countConversation(messages).totalTokens;
+  if (initialTokens <= budgetTokens) return { messages: [...messages], actions: [], warnings: [] };
+
+  const groups = groupMessages(messages, context);
+  const units = dropUnits(groups);
+  const groupTokens = groups.map((group) => {
+    let tokens = 0;
+    for (let index = group.start; index < group.end; index++)
+      tokens += accountant.countMessage(messages[index]!);
+    return tokens;
+  });
+  const dropped = new Set<number>();
+  const blocked = new Set<number>();
+  let nextUnit = 0;
+  let plan = planSpans(messages, groups, dropped, blocked, context);
+  for (;;) {
+    let estimate = accountant.countConversation(plan.messages).totalTokens;
+    if (estimate <= budgetTokens || nextUnit >= units.length) break;
+    // Drop units oldest first until the estimate fits, then build and count exactly.
+    while (nextUnit < units.length && estimate > budgetTokens) {
+      for (const groupIndex of units[nextUnit] ?? []) {
+        if (blocked.has(groupIndex)) continue;
+        const startsSpan = !dropped.has(groupIndex - 1);
+        dropped.add(groupIndex);
+        estimate -= (groupTokens[groupIndex] ?? 0) - (startsSpan ? markerTokenEstimate : 0);
+      }
+      nextUnit++;
+    }
+    plan = planSpans(messages, groups, dropped, blocked, context);
+  }
+  for (const entry of plan.archiveEntries) context.archive.put(entry);
+
+  const warnings: StrategyWarning[] = [...plan.warnings];
+  let output = plan.messages;
+  const check = { provider: 'any', allowPendingToolCalls: true } as const;
+  if (
+    plan.actions.length > 0 &&
+    validateMessages(messages, check).valid &&
+    !validateMessages(output, check).valid
+  ) {
+    const repaired = repairMessages(output, check);
+    output = repaired.messages as IdentifiedMessage[];
+    warnings.push({
+      type: 'strategy-warning',
+      strategy: strategyName,
+      message: `repaired the result after dropping turns: ${repaired.repairs.map((repair) => repair.description).join('; ')}`,
+    });
+  }
+  return { messages: output, actions: plan.actions, warnings };
+}
+
+function isMarker(message: Message): boolean {
+  return message.metadata?.origin === 'stub' && message.metadata.strategy === strategyName;
+}
+
+function groupMessages(messages: readonly IdentifiedMessage[], context: StrategyContext): Group[] {
+  const groups: Group[] = [];
+  let turn = -1;
+  let lastUser = -1;
+  messages.forEach((message, index) => {
+    if (message.role === 'user' && !isMarker(message)) lastUser = index;
+  });
+  for (let start = 0; start < messages.length; ) {
+    const first = messages[start]!;
+    if (first.role === 'user') turn++;
+    let end = start + 1;
+    if (first.role === 'assistant') while (messages[end]?.role === 'tool') end++;
+    let droppable = first.role !== 'system' && start !== lastUser;
+    for (let index = start; index < end && droppable; index++) {
+      const message = messages[index]!;
+      if (context.preservedIds.has(message.id) || isMarker(message)) droppable = false;
+    }
+    // A group kept so that the marker after it could fit stays kept (and a re-run changes nothing).
+    const followedBy = messages[end];
+    if (followedBy !== undefined && isMarker(followedBy)) droppable = false;
+    groups.push({ start, end, turn, droppable });
+    start = end;
+  }
+  const last = groups.at(-1);
+  if (last !== undefined) last.droppable = false;
+  return groups;
+}
+
+/** Group indexes to drop together, oldest first: whole turns where every group may go, single groups otherwise. */
+function dropUnits(groups: readonly Group[]): number[][] {
+  const units: number[][] = [];
+  let index = 0;
+  while (index < groups.length) {
+    const turn = groups[index]!.turn;
+    const members: number[] = [];
+    while (index < groups.length && groups[index]!.turn === turn) members.push(index++);
+    if (members.every((member) => groups[member]!.droppable)) units.push(members);
+    else for (const member of members) if (groups[member]!.droppable) units.push([member]);
+  }
+  return units;
+}
+
+interface Plan {
+  messages: IdentifiedMessage[];
+  /** What to archive once the plan is final. */
+  archiveEntries: Array<Omit<ArchiveEntry, 'handle'>>;
+  actions: StrategyAction[];
+  warnings: StrategyWarning[];
+}
+
+/**
+ * Builds the conversation without the dropped groups, one marker per contiguous span. Groups that had to stay
+ * for a marker to fit go into `blocked` (and out of `dropped`), so later passes keep them too.
+ */
+function planSpans(
+  messages: readonly IdentifiedMessage[],
+  groups: readonly Group[],
+  dropped: Set<number>,
+  blocked: Set<number>,
+  context: StrategyContext,
+): Plan {
+  const output: IdentifiedMessage[] = [];
+  const actions: StrategyAction[] = [];
+  const warnings: StrategyWarning[] = [];
+  const archiveEntries: Plan['archiveEntries'] = [];
+  const foldActions: StrategyAction[] = [];
+  const pendingFolds = new Map<number, IdentifiedMessage>();
+  let groupIndex = 0;
+  while (groupIndex < groups.length) {
+    if (!dropped.has(groupIndex)) {
+      pushGroup(output, messages, groups[groupIndex]!, pendingFolds);
+      groupIndex++;
+      continue;
+    }
+    let spanEnd = groupIndex;
+    while (spanEnd < groups.length && dropped.has(spanEnd)) spanEnd++;
+    let spanStart = groupIndex;
+    // Keep the span's oldest groups until a marker fits between its neighbours.
+    let role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
+    while (role === undefined && spanStart < spanEnd - 1) {
+      dropped.delete(spanStart);
+      blocked.add(spanStart);
+      pushGroup(output, messages, groups[spanStart]!, pendingFolds);
+      spanStart++;
+      role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
+    }
+    const spanMessages = messages.slice(groups[spanStart]!.start, groups[spanEnd - 1]!.end);
+    const spanHandle = archiveHandle('messages', spanMessages);
+    const markerText = `[${spanMessages.length} earlier ${spanMessages.length === 1 ? 'message' : 'messages'} archived: ${spanHandle}]`;
+    const spanTokens = spanMessages.reduce(
+      (sum, message) => sum + context.accountant.countMessage(message),
+      0,
+    );
+    if (spanTokens <= context.accountant.countMessage(markerMessage('user', markerText, spanHandle))) {
+      // Not worth a marker (yet): keep the span; a later pass may extend it.
+      for (let index = spanStart; index < spanEnd; index++)
+        pushGroup(output, messages, groups[index]!, pendingFolds);
+      groupIndex = spanEnd;
+      continue;
+    }
+    const previous = output.at(-1);
+    const next = messages[groups[spanEnd]?.start ?? messages.length];
+    let markerTokens = 0;
+    if (role !== undefined) {
+      const marker = markerMessage(role, markerText, spanHandle);
+      output.push(marker);
+      markerTokens = context.accountant.countMessage(marker);
+    } else if (next !== undefined && canFold(next, context)) {
+      const folded = foldMarker(next, markerText, 'start');
+      pendingFolds.set(groups[spanEnd]!.start, folded);
+      foldActions.push(foldAction(next, folded, spanHandle, context));
+    } else if (previous !== undefined && canFold(previous, context)) {
+      const folded = foldMarker(previous, markerText, 'end');
+      output[output.length - 1] = folded;
+      foldActions.push(foldAction(previous, folded, spanHandle, context));
+    } else {
+      for (let index = spanStart; index < spanEnd; index++) {
+        dropped.delete(index);
+        blocked.add(index);
+        pushGroup(output, messages, groups[index]!, pendingFolds);
+      }
+      warnings.push({
+        type: 'strategy-warning',
+        strategy: strategyName,
+        message: `kept messages ${spanMessages[0]?.id} to ${spanMessages.at(-1)?.id}: no marker could be placed between their preserved neighbours without breaking role alternation`,
+      });
+      groupIndex = spanEnd;
+      continue;
+    }
+    archiveEntries.push({
+      kind: 'messages',
+      content: spanMessages,
+      messageIds: spanMessages.map((message) => message.id),
+      strategy: strategyName,
+    });
+    actions.push(
+      ...turnActions(
+        messages,
+        groups,
+        { spanStart, spanEnd, spanHandle, markerTokens },
+        archiveEntries,
+        context,
+      ),
+    );
+    groupIndex = spanEnd;
+  }
+  return { messages: output, archiveEntries, actions: [...actions, ...foldActions], warnings };
+}
+
+function pushGroup(
+  output: IdentifiedMessage[],
+  messages: readonly IdentifiedMessage[],
+  group: Group,
+  pendingFolds: ReadonlyMap<number, IdentifiedMessage>,
+): void {
+  for (let index = group.start; index < group.end; index++)
+    output.push(pendingFolds.get(index) ?? messages[index]!);
+}
+
+/** One `drop-turn` action (and archive entry) per turn the span covers. */
+function turnActions(
+  messages: readonly IdentifiedMessage[],
+  groups: readonly Group[],
+  span: { spanStart: number; spanEnd: number; spanHandle: string; markerTokens: number },
+  archiveEntries: Plan['archiveEntries'],
+  context: StrategyContext,
+): StrategyAction[] {
+  const { spanStart, spanEnd, spanHandle, markerTokens } = span;
+  const actions: StrategyAction[] = [];
+  let index = spanStart;
+  while (index < spanEnd) {
+    const turn = groups[index]!.turn;
+    const first = index;
+    while (index < spanEnd && groups[index]!.turn === turn) index++;
+    const dropped = messages.slice(groups[first]!.start, groups[index - 1]!.end);
+    const entry = {
+      kind: 'messages',
+      content: dropped,
+      messageIds: dropped.map((message) => message.id),
+      strategy: strategyName,
+    } as const;
+    archiveEntries.push(entry);
+    const handle = archiveHandle(entry.kind, entry.content);
+    const tokensBefore = dropped.reduce((sum, message) => sum + context.accountant.countMessage(message), 0);
+    const isFirst = actions.length === 0;
+    actions.push({
+      type: 'drop-turn',
+      strategy: strategyName,
+      messageIds: dropped.map((message) => message.id),
+      handle,
+      tokensBefore,
+      tokensAfter: isFirst ? markerTokens : 0,
+      description: `dropped ${dropped.length} ${dropped.length === 1 ? 'message' : 'messages'} of turn ${turn + 1}${turn < 0 ? ' (before the first user message)' : ''}; marker ${spanHandle}`,
+    });
+  }
+  return actions;
+}
+
+type Side = 'start' | 'user' | 'assistant' | 'tool';
+
+function sideOf(message: Message | undefined): Side {
+  if (message === undefined || message.role === 'system') return 'start';
+  return message.role;
+}
+
+/**
+ * The role a marker can take between `previous` and `next` without two user or two assistant messages in a
+ * row (a tool message counts as the user side, and may be followed by a user message), and with a user
+ * message first after the system prompt. Undefined when neither fits.
+ */
+function markerRole(
+  previous: Message | undefined,
+  next: Message | undefined,
+): 'user' | 'assistant' | undefined {
+  const before = sideOf(previous);
+  const after = next === undefined ? 'end' : next.role;
+  if (before !== 'user' && after !== 'user' && after !== 'tool') return 'user';
+  if (before !== 'start' && before !== 'assistant' && after !== 'assistant') return 'assistant';
+  return undefined;
+}
+
+function markerMessage(role: 'user' | 'assistant', text: string, handle: string): IdentifiedMessage {
+  const fields = { id: `archived-${handle}`, metadata: { origin: 'stub', handle, strategy: strategyName } };
+  return role === 'user'
+    ? ({ role, content: text, ...fields } satisfies UserMessage)
+    : ({ role, content: text, ...fields } satisfies AssistantMessage);
+}
+
+function foldAction(
+  message: IdentifiedMessage,
+  folded: IdentifiedMessage,
+  spanHandle: string,
+  context: StrategyContext,
+): StrategyAction {
+  return {
+    type: 'fold-marker',
+    strategy: strategyName,
+    messageIds: [message.id],
+    tokensBefore: context.accountant.countMessage(message),
+    tokensAfter: context.accountant.countMessage(folded),
+    description: `put the marker of ${spanHandle} into ${message.role} message ${message.id}: no separate marker fits there`,
+  };
+}
+
+function canFold(message: IdentifiedMessage, context: StrategyContext): boolean {
+  return (message.role === 'user' || message.role === 'assistant') && !context.preservedIds.has(message.id);
+}
+
+/** `message` (user or assistant) with the marker text as its first or last text. Keeps the id. */
+function foldMarker(message: IdentifiedMessage, text: string, where: 'start' | 'end'): IdentifiedMessage {
+  if (typeof message.content === 'string') {
+    const content = where === 'start' ? `${text}\n\n${message.content}` : `${message.content}\n\n${text}`;
+    return { ...message, content } as IdentifiedMessage;
+  }
+  const part = { type: 'text' as const, text };
+  const content = where === 'start' ? [part, ...message.content] : [...message.content, part];
+  return { ...message, content } as IdentifiedMessage;
+}

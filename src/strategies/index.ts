@@ -1,0 +1,45 @@
+export {
+  type CompactJsonOutputsOptions,
+  compactJsonOutputs,
+  compactJsonText,
+  compactToolOutput,
+  pruneJsonValue,
+} from './compact-json-outputs/compact-json-outputs.js';
+export { type DeduplicateOptions, deduplicate } from './deduplicate/deduplicate.js';
+export {
+  type FindNearDuplicatesOptions,
+  findNearDuplicates,
+  type NearDuplicate,
+} from './deduplicate/find-near-duplicates.js';
+export { dropOldestTurns } from './drop-oldest-turns/drop-oldest-turns.js';
+export { type CompressProseOptions, compressProse } from './extractive-prose/compress-prose.js';
+export { type ExtractiveProseOptions, extractiveProse } from './extractive-prose/extractive-prose.js';
+export {
+  type CodeLanguage,
+  codeLanguages,
+  type PruneCodeOptions,
+  type PruneCodeResult,
+  pruneCode,
+} from './prune-code-bodies/prune-code.js';
+export { type PruneCodeBodiesOptions, pruneCodeBodies } from './prune-code-bodies/prune-code-bodies.js';
+export { removeFiller, removeFillerText } from './remove-filler/remove-filler.js';
+export type {
+  Strategy,
+  StrategyAction,
+  StrategyContext,
+  StrategyResult,
+  StrategyWarning,
+} from './strategy.js';
+export {
+  type StripReasoningOptions,
+  stripMessageReasoning,
+  stripReasoning,
+  stripThinkingTags,
+} from './strip-reasoning/strip-reasoning.js';
+export {
+  type StubToolOutputsOptions,
+  stubToolOutputs,
+  toolOutputStub,
+  toolOutputStubPrefix,
+} from './stub-tool-outputs/stub-tool-outputs.js';
+export { firstErrorLine, toolOutputGist } from './stub-tool-outputs/tool-output-gist.js';

@@ -1,0 +1,164 @@
+import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
+import { describeValue, isRecord } from '../internal/json-shapes.js';
+import { type IdentifiedMessage, type Message, roles } from '../messages/types.js';
+import type { StrategyContext } from './strategy.js';
+
+/**
+ * Helpers the strategies share: input checks, turn boundaries, a running token total and code spans in
+ * markdown text. Internal to `strategies/`; not part of the public API.
+ */
+
+/**
+ * Cheap shape check of what a strategy is handed: an array of objects with a known role, a string id and
+ * string or array content. The full check is `parseMessages`; the engine runs it once, not per strategy.
+ * @throws InvalidMessageError naming the message index and field
+ */
+export function checkStrategyInput(messages: unknown): asserts messages is readonly IdentifiedMessage[] {
+  if (!Array.isArray(messages)) {
+    throw new InvalidMessageError(`expected an array of messages, got ${describeValue(messages)}`);
+  }
+  messages.forEach((message: unknown, index) => {
+    if (!isRecord(message)) {
+      throw new InvalidMessageError(`expected a message object, got ${describeValue(message)}`, { index });
+    }
+    if (!(roles as readonly unknown[]).includes(message.role)) {
+      throw new InvalidMessageError(
+        `expected a role (${roles.join(', ')}), got ${describeValue(message.role)}`,
+        {
+          index,
+          path: 'role',
+        },
+      );
+    }
+    if (typeof message.id !== 'string' || message.id === '') {
+      throw new InvalidMessageError(
+        `expected a message id (strategies work on identified messages: see assignIds), got ${describeValue(message.id)}`,
+        { index, path: 'id' },
+      );
+    }
+    if (typeof message.content !== 'string' && !Array.isArray(message.content)) {
+      throw new InvalidMessageError(
+        `expected string or array content, got ${describeValue(message.content)}`,
+        {
+          index,
+          path: 'content',
+        },
+      );
+    }
+  });
+}
+
+/** @throws InvalidArgumentError unless `value` is a non-negative integer */
+export function checkCount(option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+    throw new InvalidArgumentError(option, `expected a non-negative integer, got ${describeValue(value)}`);
+  }
+  return value;
+}
+
+/**
+ * Index of the first message of the last `turnCount` turns; the length for 0. A turn starts at a user message or
+ * at an assistant message that follows tool results, so a long agent loop under one user message (OpenHands,
+ * mini-swe-agent) is many turns, not one. With fewer turns than `turnCount`, everything is recent.
+ */
+export function recentTurnsStart(messages: readonly Message[], turnCount: number): number {
+  if (turnCount <= 0) return messages.length;
+  let seen = 0;
+  for (let index = messages.length - 1; index >= 0; index--) {
+    const role = messages[index]?.role;
+    const startsTurn = role === 'user' || (role === 'assistant' && messages[index - 1]?.role === 'tool');
+    if (startsTurn && ++seen === turnCount) return index;
+  }
+  return 0;
+}
+
+/**
+ * The conversation's token total as messages are replaced one by one. Exact: the conversation total is the
+ * sum of its message counts plus terms that do not depend on message content (tool schemas, reply priming).
+ */
+export interface RunningTotal {
+  readonly totalTokens: number;
+  withinBudget(): boolean;
+  /** Records that `before` was replaced by `after` (or dropped, when `after` is undefined). */
+  replace(before: Message | undefined, after: Message | undefined): void;
+}
+
+export function createRunningTotal(messages: readonly Message[], context: StrategyContext): RunningTotal {
+  let totalTokens = context.accountant.countConversation(messages).totalTokens;
+  const count = (message: Message | undefined) =>
+    message === undefined ? 0 : context.accountant.countMessage(message);
+  return {
+    get totalTokens() {
+      return totalTokens;
+    },
+    withinBudget: () => totalTokens <= context.budgetTokens,
+    replace(before, after) {
+      totalTokens += count(after) - count(before);
+    },
+  };
+}
+
+/** A half-open range `[start, end)` of character offsets. */
+export type TextRange = readonly [start: number, end: number];
+
+const fenceOpening = /^ {0,3}(`{3,}|~{3,})/;
+
+/**
+ * Ranges of code in markdown text: fenced blocks (``` or ~~~ of any length; the closing fence uses the same
+ * character, at least as long; an unclosed fence runs to the end) and inline code spans outside them.
+ * Sorted by start. Linear in the text length.
+ */
+export function codeRanges(text: string): TextRange[] {
+  const ranges: TextRange[] = [];
+  let offset = 0;
+  let fence: { marker: string; start: number } | undefined;
+  let proseStart = 0;
+  while (offset <= text.length) {
+    const lineEnd = text.indexOf('\n', offset);
+    const end = lineEnd === -1 ? text.length : lineEnd;
+    const line = text.slice(offset, end);
+    if (fence === undefined) {
+      const opening = fenceOpening.exec(line);
+      // A backtick fence's info string may not contain backticks (CommonMark); such a line is inline code.
+      if (opening !== undefined && opening !== null) {
+        const marker = opening[1] ?? '';
+        const info = line.slice(opening[0].length);
+        if (!(marker.startsWith('`') && info.includes('`'))) {
+          pushInlineCode(text, proseStart, offset, ranges);
+          fence = { marker, start: offset };
+        }
+      }
+    } else {
+      const trimmed = line.trim();
+      const character = fence.marker[0] ?? '`';
+      if (
+        trimmed.length >= fence.marker.length &&
+        /^ {0,3}\S/.test(line) &&
+        [...trimmed].every((char) => char === character)
+      ) {
+        ranges.push([fence.start, end]);
+        fence = undefined;
+        proseStart = end;
+      }
+    }
+    if (lineEnd === -1) break;
+    offset = lineEnd + 1;
+  }
+  if (fence !== undefined) ranges.push([fence.start, text.length]);
+  else pushInlineCode(text, proseStart, text.length, ranges);
+  return ranges;
+}
+
+function pushInlineCode(text: string, start: number, end: number, ranges: TextRange[]): void {
+  const segment = text.slice(start, end);
+  if (!segment.includes('`')) return;
+  const inline = /(`+)(?!`)[\s\S]*?(?<!`)\1(?!`)/g;
+  for (const match of segment.matchAll(inline)) {
+    ranges.push([start + match.index, start + match.index + match[0].length]);
+  }
+}
+
+/** True when `[start, end)` overlaps one of the sorted `ranges`. */
+export function overlapsAny(ranges: readonly TextRange[], start: number, end: number): boolean {
+  return ranges.some(([rangeStart, rangeEnd]) => start < rangeEnd && rangeStart < end);
+}

@@ -1,0 +1,158 @@
+import { describe, expect, it } from 'vitest';
+import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
+import { createMemoryArchive } from '../../archive/archive-store.js';
+import { InvalidArgumentError } from '../../errors/index.js';
+import { toolOutputText } from '../../messages/content.js';
+import { assignIds } from '../../messages/ids.js';
+import type { IdentifiedMessage, ToolMessage, ToolResultPart } from '../../messages/types.js';
+import { createConversationBuilder } from '../../testing/message-builders.js';
+import { createTokenAccountant } from '../../tokens/index.js';
+import type { StrategyContext } from '../strategy.js';
+import { stubToolOutputs, toolOutputStubPrefix } from './stub-tool-outputs.js';
+import { toolOutputGist } from './tool-output-gist.js';
+
+const accountant = createTokenAccountant();
+
+function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
+  return {
+    budgetTokens: 0,
+    accountant,
+    archive: createMemoryArchive(),
+    preservedIds: new Set(),
+    ...overrides,
+  };
+}
+
+function lines(count: number, prefix: string): string {
+  return Array.from({ length: count }, (_, index) => `${prefix} ${index}: some output text here`).join('\n');
+}
+
+const failingTests = `${lines(300, 'PASS test')}\nFAIL src/retry.test.ts > retries with backoff\nAssertionError: expected 3 to be 5\n${lines(10, 'more')}\nProcess exited with code 1`;
+
+function session(): IdentifiedMessage[] {
+  return assignIds(
+    createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Make the retry tests pass')
+      .tools([{ name: 'read_file', input: { path: 'src/retry.ts' }, output: lines(400, 'code line') }])
+      .tools([{ name: 'bash', input: { command: 'npm test' }, output: failingTests }])
+      .tools([
+        {
+          name: 'bash',
+          input: { command: 'cat big.log' },
+          output: { type: 'error-text', value: lines(250, 'log') },
+        },
+      ])
+      .tools([{ name: 'bash', input: { command: 'ls' }, output: 'README.md\nsrc' }])
+      .assistant('Looking at it.')
+      .user('continue')
+      .tools([{ name: 'read_file', input: { path: 'src/late.ts' }, output: lines(400, 'late') }])
+      .user('and now?')
+      .assistant('Done.')
+      .build(),
+  );
+}
+
+function resultPart(message: IdentifiedMessage | undefined): ToolResultPart {
+  return (message as ToolMessage).content[0] as ToolResultPart;
+}
+
+describe('toolOutputGist', () => {
+  it('gives a shell command, its exit status and the first error line, verbatim', () => {
+    expect(
+      toolOutputGist(
+        { toolName: 'bash', input: { command: 'npm test' } },
+        { type: 'text', value: failingTests },
+      ),
+    ).toBe('$ npm test · exit code 1 · FAIL src/retry.test.ts > retries with backoff');
+    expect(
+      toolOutputGist(
+        { toolName: 'execute', input: { cmd: 'python x.py\necho done' } },
+        {
+          type: 'text',
+          value: '<returncode>2</returncode>\nTraceback (most recent call last):\n  File "x.py"',
+        },
+      ),
+    ).toBe('$ python x.py … · exit code 2 · Traceback (most recent call last):');
+  });
+
+  it('gives a read file its path and line count', () => {
+    expect(
+      toolOutputGist(
+        { toolName: 'Read', input: { file_path: '/repo/src/a.ts' } },
+        { type: 'text', value: 'a\nb\nc\n' },
+      ),
+    ).toBe('/repo/src/a.ts · 3 lines');
+  });
+
+  it('falls back to the first error line of an error, then the first non-empty line', () => {
+    expect(toolOutputGist(undefined, { type: 'text', value: '\n\n  first line  \nsecond' })).toBe(
+      'first line',
+    );
+    expect(toolOutputGist(undefined, { type: 'error-text', value: 'starting\nerror: no such file' })).toBe(
+      'error: no such file',
+    );
+    expect(toolOutputGist({ toolName: 'search', input: {} }, { type: 'text', value: '' })).toBe(
+      'empty output',
+    );
+    expect(toolOutputGist(undefined, { type: 'text', value: 'x'.repeat(500) })).toHaveLength(160);
+  });
+});
+
+describe('stubToolOutputs', () => {
+  it('stubs large old outputs, largest first, keeping call ids, names and error types', () => {
+    const messages = session();
+    const context = contextFor();
+    const result = stubToolOutputs().apply(messages, context);
+    const read = resultPart(result.messages[3]);
+    expect(read).toMatchObject({ toolCallId: 'call_1', toolName: 'read_file', output: { type: 'text' } });
+    expect(toolOutputText(read.output)).toMatch(
+      /^\[tool output archived: h-\w+ · \d+ tokens · src\/retry\.ts · 400 lines\]$/,
+    );
+    expect(toolOutputText(resultPart(result.messages[5]).output)).toContain(
+      '· $ npm test · exit code 1 · FAIL src/retry.test.ts > retries with backoff]',
+    );
+    expect(resultPart(result.messages[7]).output.type).toBe('error-text');
+    expect(result.messages[9]).toBe(messages[9]); // small
+    expect(result.messages[13]).toBe(messages[13]); // within the last 2 turns
+    expect(result.actions.map((action) => action.tokensBefore)).toEqual(
+      [...result.actions.map((action) => action.tokensBefore)].sort((a, b) => b - a),
+    );
+    for (const action of result.actions) {
+      const original = messages.find((message) => message.id === action.messageIds[0]);
+      expect(context.archive.get(action.handle!)?.content).toEqual(resultPart(original).output);
+      const stub = result.messages.find((message) => message.id === action.messageIds[0]);
+      expect(toolOutputText(resultPart(stub).output)).toContain(`${toolOutputStubPrefix}${action.handle}`);
+    }
+  });
+
+  it('stops once the budget holds, after the largest output', () => {
+    const messages = session();
+    const total = accountant.countConversation(messages).totalTokens;
+    const result = stubToolOutputs().apply(messages, contextFor({ budgetTokens: total - 100 }));
+    expect(result.actions).toHaveLength(1);
+    expect(result.actions[0]!.messageIds).toEqual([messages[3]!.id]);
+  });
+
+  it('respects keepRecentTurns, minTokens and preserved messages, and never stubs a stub', () => {
+    const messages = session();
+    const all = stubToolOutputs({ keepRecentTurns: 0, minTokens: 1 }).apply(messages, contextFor());
+    expect(resultPart(all.messages[13]).output.type).toBe('text');
+    expect(toolOutputText(resultPart(all.messages[13]).output)).toContain('src/late.ts');
+    expect(stubToolOutputs({ minTokens: 1 }).apply(all.messages, contextFor()).actions).toEqual([]);
+    const preserved = stubToolOutputs().apply(
+      messages,
+      contextFor({ preservedIds: new Set([messages[3]!.id]) }),
+    );
+    expect(preserved.messages[3]).toBe(messages[3]);
+    expect(() => stubToolOutputs({ minTokens: -5 })).toThrow(InvalidArgumentError);
+  });
+
+  it('keeps the invariants on generated conversations', () => {
+    checkStrategyInvariants(stubToolOutputs(), { conversations: richConversation() });
+    checkStrategyInvariants(stubToolOutputs({ minTokens: 20, keepRecentTurns: 0 }), {
+      conversations: richConversation(),
+      numRuns: 80,
+    });
+  });
+});

@@ -1,0 +1,138 @@
+import { archiveHandle } from '../../archive/archive-store.js';
+import { toolCallsOf, toolOutputText } from '../../messages/content.js';
+import type {
+  IdentifiedMessage,
+  JSONValue,
+  Part,
+  ToolCallPart,
+  ToolResultOutput,
+  ToolResultPart,
+} from '../../messages/types.js';
+import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
+import { checkCount, checkStrategyInput, createRunningTotal, recentTurnsStart } from '../strategy-support.js';
+import { toolOutputGist } from './tool-output-gist.js';
+
+export interface StubToolOutputsOptions {
+  /** Outputs with fewer tokens than this stay whole. @default 500 */
+  minTokens?: number;
+  /** Turns at the end of the conversation whose outputs stay whole. @default 2 */
+  keepRecentTurns?: number;
+}
+
+const strategyName = 'stub-tool-outputs';
+/** How every stub starts; outputs that already read like this are never stubbed again. */
+export const toolOutputStubPrefix = '[tool output archived: ';
+
+/**
+ * Replaces large tool outputs older than the last `keepRecentTurns` turns with a stub,
+ * `[tool output archived: <handle> · <tokens> tokens · <gist>]` (see `toolOutputGist`), archiving the
+ * original output (`tool-output`). The tool result keeps its call id and tool name; an error output stays an
+ * error (`error-text`), anything else becomes `text`. Execution-denied outputs are left alone (they are short).
+ *
+ * Does nothing when the conversation is within budget; otherwise stubs the largest outputs first (the oldest
+ * first among equals) and stops as soon as the budget holds. Preserved messages are skipped. Output size is
+ * counted on the output's text, so an output of images alone is never a candidate.
+ */
+export function stubToolOutputs(options: StubToolOutputsOptions = {}): Strategy {
+  const { minTokens = 500, keepRecentTurns = 2 } = options;
+  checkCount('minTokens', minTokens);
+  checkCount('keepRecentTurns', keepRecentTurns);
+  return {
+    name: strategyName,
+    apply(messages, context) {
+      checkStrategyInput(messages);
+      return applyStubToolOutputs(messages, context, minTokens, keepRecentTurns);
+    },
+  };
+}
+
+interface Candidate {
+  messageIndex: number;
+  partIndex: number;
+  part: ToolResultPart;
+  tokens: number;
+}
+
+function applyStubToolOutputs(
+  messages: readonly IdentifiedMessage[],
+  context: StrategyContext,
+  minTokens: number,
+  keepRecentTurns: number,
+): StrategyResult {
+  const output = [...messages];
+  const actions: StrategyAction[] = [];
+  const total = createRunningTotal(messages, context);
+  if (total.withinBudget()) return { messages: output, actions, warnings: [] };
+
+  const calls = new Map<string, ToolCallPart>();
+  for (const message of messages) {
+    for (const call of toolCallsOf(message))
+      if (!calls.has(call.toolCallId)) calls.set(call.toolCallId, call);
+  }
+  const candidates: Candidate[] = [];
+  const end = recentTurnsStart(messages, keepRecentTurns);
+  for (let messageIndex = 0; messageIndex < end; messageIndex++) {
+    const message = messages[messageIndex];
+    if (message === undefined || typeof message.content === 'string') continue;
+    if (message.role !== 'tool' && message.role !== 'assistant') continue;
+    if (context.preservedIds.has(message.id)) continue;
+    (message.content as readonly Part[]).forEach((part, partIndex) => {
+      if (part.type !== 'tool-result' || part.output.type === 'execution-denied') return;
+      const text = toolOutputText(part.output);
+      if (text.startsWith(toolOutputStubPrefix)) return;
+      const tokens = context.accountant.counter.count(text);
+      if (tokens >= minTokens && tokens > 0) candidates.push({ messageIndex, partIndex, part, tokens });
+    });
+  }
+  candidates.sort(
+    (a, b) => b.tokens - a.tokens || a.messageIndex - b.messageIndex || a.partIndex - b.partIndex,
+  );
+
+  for (const candidate of candidates) {
+    if (total.withinBudget()) break;
+    const { messageIndex, partIndex, part, tokens } = candidate;
+    const current = output[messageIndex];
+    if (current === undefined || typeof current.content === 'string') continue;
+    const original = part.output as unknown as JSONValue;
+    const handle = archiveHandle('tool-output', original);
+    const gist = toolOutputGist(calls.get(part.toolCallId), part.output);
+    const stub = toolOutputStub(handle, tokens, gist, part.output);
+    const stubTokens = context.accountant.counter.count(stub.value);
+    if (stubTokens >= tokens) continue;
+    context.archive.put({
+      kind: 'tool-output',
+      content: original,
+      messageIds: [current.id],
+      strategy: strategyName,
+    });
+    const content = [...(current.content as Part[])];
+    content[partIndex] = { ...part, output: stub };
+    const replaced = { ...current, content } as IdentifiedMessage;
+    output[messageIndex] = replaced;
+    total.replace(current, replaced);
+    actions.push({
+      type: 'stub-tool-output',
+      strategy: strategyName,
+      messageIds: [current.id],
+      handle,
+      tokensBefore: tokens,
+      tokensAfter: stubTokens,
+      description: `stubbed the ${tokens}-token output of ${part.toolName} (${part.toolCallId}): ${gist}`,
+    });
+  }
+  return { messages: output, actions, warnings: [] };
+}
+
+/** The stub output: `error-text` for an error output, `text` otherwise. */
+export function toolOutputStub(
+  handle: string,
+  tokens: number,
+  gist: string,
+  original: ToolResultOutput,
+): { type: 'text' | 'error-text'; value: string } {
+  const isError = original.type === 'error-text' || original.type === 'error-json';
+  return {
+    type: isError ? 'error-text' : 'text',
+    value: `${toolOutputStubPrefix}${handle} · ${tokens} tokens · ${gist}]`,
+  };
+}

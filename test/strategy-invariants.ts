@@ -1,0 +1,193 @@
+import fc from 'fast-check';
+import { expect } from 'vitest';
+import { createMemoryArchive } from '../src/archive/archive-store.js';
+import { assignIds } from '../src/messages/ids.js';
+import type { IdentifiedMessage, Message } from '../src/messages/types.js';
+import { validateMessages } from '../src/messages/validate/index.js';
+import type { Strategy, StrategyContext } from '../src/strategies/strategy.js';
+import { createTokenAccountant, type TokenAccountant } from '../src/tokens/index.js';
+import { messageConversation } from './arbitraries/messages.js';
+
+/**
+ * The invariants every strategy keeps, checked by fast-check over generated conversations (see
+ * `src/strategies/strategy.ts`): valid stays valid, preserved messages come out as the same objects, every
+ * action's handle expands to the original, messages no action names are returned untouched, the result is
+ * deterministic and idempotent, and the conversation never grows.
+ */
+export interface StrategyInvariantOptions {
+  /** Conversations to try; ids are assigned when missing. */
+  conversations: fc.Arbitrary<Message[]>;
+  numRuns?: number;
+  accountant?: TokenAccountant;
+}
+
+const sharedAccountant = createTokenAccountant();
+
+export function checkStrategyInvariants(strategy: Strategy, options: StrategyInvariantOptions): void {
+  const { conversations, numRuns = 150, accountant = sharedAccountant } = options;
+  const scenario = conversations.chain((conversation) => {
+    const messages = assignIds(conversation);
+    return fc.record({
+      messages: fc.constant(messages),
+      preserved: fc.subarray(messages.map((message) => message.id)),
+      budgetRatio: fc.double({ min: 0, max: 1.2, noNaN: true }),
+    });
+  });
+  let acting = 0;
+  fc.assert(
+    fc.property(scenario, ({ messages, preserved, budgetRatio }) => {
+      const totalBefore = accountant.countConversation(messages).totalTokens;
+      const context = (): StrategyContext => ({
+        budgetTokens: Math.floor(totalBefore * budgetRatio),
+        accountant,
+        archive: createMemoryArchive(),
+        preservedIds: new Set(preserved),
+      });
+      const first = context();
+      const result = strategy.apply(messages, first);
+      if (result.actions.length > 0) acting++;
+
+      const check = { provider: 'any', allowPendingToolCalls: true } as const;
+      if (validateMessages(messages, check).valid) {
+        expect(validateMessages(result.messages, check).issues).toEqual([]);
+      }
+      const byId = new Map(messages.map((message) => [message.id, message]));
+      const outputById = new Map(result.messages.map((message) => [message.id, message]));
+      for (const id of preserved) expect(outputById.get(id)).toBe(byId.get(id));
+
+      const touched = new Set(result.actions.flatMap((action) => action.messageIds));
+      for (const message of result.messages) {
+        const original = byId.get(message.id);
+        if (original !== undefined && !touched.has(message.id)) {
+          expect(message).toBe(original);
+        }
+      }
+      for (const action of result.actions) {
+        expect(action.strategy).toBe(strategy.name);
+        if (action.handle === undefined) continue;
+        const entry = first.archive.get(action.handle);
+        expect(entry).toBeDefined();
+        if (entry === undefined) continue;
+        if (entry.kind === 'messages') {
+          for (const archived of entry.content as IdentifiedMessage[]) {
+            expect(archived).toEqual(byId.get(archived.id));
+          }
+        } else {
+          const originals = entry.messageIds.map((id) => JSON.stringify(byId.get(id)));
+          expect(originals.some((text) => text.includes(JSON.stringify(entry.content)))).toBe(true);
+        }
+      }
+
+      const totalAfter = accountant.countConversation(result.messages).totalTokens;
+      expect(totalAfter).toBeLessThanOrEqual(totalBefore);
+
+      expect(strategy.apply(messages, context())).toEqual(result);
+      const again = strategy.apply(result.messages, first);
+      expect(again.messages).toEqual(result.messages);
+      expect(again.actions).toEqual([]);
+    }),
+    { numRuns },
+  );
+  // A generator that never makes the strategy act would prove nothing.
+  expect(acting).toBeGreaterThan(numRuns / 20);
+}
+
+const fillers = ['Great question! ', 'Sure! I would be happy to help. ', 'Absolutely! '];
+const closers = [' Let me know if you need anything else!', '\n\nHope this helps!'];
+
+function bigText(seed: number, lines: number, error: boolean): string {
+  const body = Array.from(
+    { length: lines },
+    (_, line) => `line ${line} of output ${seed}: value=${(seed * 7 + line) % 13}`,
+  );
+  if (error)
+    body.splice(
+      Math.floor(lines / 2),
+      0,
+      'Traceback (most recent call last):',
+      `ValueError: bad value ${seed}`,
+    );
+  return body.join('\n');
+}
+
+function prettyJson(seed: number, items: number): string {
+  const value = Array.from({ length: items }, (_, index) => ({
+    id: seed * 100 + index,
+    name: `item ${index}`,
+    note: index % 2 === 0 ? null : '',
+    tags: index % 3 === 0 ? [] : ['a', 'b'],
+    nested: { empty: {}, big: 1234567890, kept: index },
+  }));
+  return JSON.stringify(value, null, 2).replace('1234567890', '12345678901234567890');
+}
+
+function enrich(message: Message, choice: number, seed: number): Message {
+  if (message.role === 'tool') {
+    const content = message.content.map((part) => {
+      if (part.type !== 'tool-result') return part;
+      const isError = part.output.type === 'error-text' || part.output.type === 'error-json';
+      const lines = 20 + (seed % 5) * 60;
+      switch (choice) {
+        case 0:
+        case 1:
+          return {
+            ...part,
+            output: { type: isError ? 'error-text' : 'text', value: bigText(seed, lines, choice === 1) },
+          };
+        case 2:
+          return {
+            ...part,
+            output: { type: isError ? 'error-text' : 'text', value: prettyJson(seed, 3 + (seed % 20)) },
+          };
+        case 3:
+          return {
+            ...part,
+            output: {
+              type: isError ? 'error-json' : 'json',
+              value: JSON.parse(prettyJson(seed, 2 + (seed % 10))),
+            },
+          };
+        default:
+          return part;
+      }
+    }) as typeof message.content;
+    return { ...message, content };
+  }
+  if (message.role !== 'assistant') return message;
+  const thought = `<think>${bigText(seed, 10, false)}</think>\n`;
+  const decorate = (text: string) => {
+    switch (choice) {
+      case 0:
+        return `${fillers[seed % fillers.length]}${text}`;
+      case 1:
+        return `${text}${closers[seed % closers.length]}`;
+      case 2:
+        return `${thought}${text}`;
+      default:
+        return text;
+    }
+  };
+  if (typeof message.content === 'string') return { ...message, content: decorate(message.content) };
+  const content = message.content.map((part, index) =>
+    part.type === 'text' && index === 0 ? { ...part, text: decorate(part.text) } : part,
+  );
+  if (choice === 3) content.unshift({ type: 'reasoning', text: bigText(seed, 15, false) });
+  return { ...message, content };
+}
+
+/**
+ * Valid conversations (sometimes ending in pending tool calls) with big tool outputs (plain, with a
+ * traceback, pretty JSON, JSON values), filler, `<think>` spans and reasoning parts mixed in.
+ */
+export function richConversation(maxTurns = 5): fc.Arbitrary<Message[]> {
+  return fc
+    .boolean()
+    .chain((pendingToolCalls) => messageConversation({ valid: true, pendingToolCalls, maxTurns }))
+    .chain((messages) =>
+      fc
+        .array(fc.tuple(fc.nat(7), fc.nat(1000)), { minLength: messages.length, maxLength: messages.length })
+        .map((choices) =>
+          messages.map((message, index) => enrich(message, choices[index]![0], choices[index]![1])),
+        ),
+    );
+}
