@@ -1,0 +1,392 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { messageConversation } from '../../test/arbitraries/messages.js';
+import { isPrecisError } from '../errors/index.js';
+import { assignIds } from '../messages/ids.js';
+import type { IdentifiedMessage, Message } from '../messages/types.js';
+import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
+import { buildLedger, createLedger } from './create-ledger.js';
+
+const ledgerOf = (messages: Message[]) => buildLedger(assignIds(messages));
+
+describe('Claude Code sessions', () => {
+  const messages = createConversationBuilder()
+    .user('Fix the retry cap, see https://github.com/acme/retry-kit/issues/42 (GH-42)')
+    .tools([
+      {
+        name: 'Read',
+        input: { file_path: '/home/dev/retry-kit/src/retry.ts' },
+        output: '     1→export async function withRetry() {',
+      },
+      {
+        name: 'Grep',
+        input: { pattern: 'maxDelayMs', path: '/home/dev/retry-kit/src' },
+        output: 'src/retry.ts:14',
+      },
+    ])
+    .tools([
+      {
+        name: 'Bash',
+        input: { command: 'npx vitest run test/retry.test.ts -t "caps the delay"' },
+        output: {
+          type: 'error-text',
+          value:
+            'FAIL test/retry.test.ts > caps the delay\nAssertionError: expected 1180 to be less than or equal to 1000\n      Tests  1 failed | 6 passed (7)',
+        },
+      },
+    ])
+    .tools([
+      {
+        name: 'Edit',
+        input: {
+          file_path: '/home/dev/retry-kit/src/retry.ts',
+          old_string: '  const delay = capped + jitter(base);',
+          new_string: '  const delay = Math.min(capped + jitter(base), options.maxDelayMs);',
+        },
+        output: 'The file /home/dev/retry-kit/src/retry.ts has been updated.',
+      },
+      {
+        name: 'Write',
+        input: {
+          file_path: '/home/dev/retry-kit/test/cap.test.ts',
+          content: 'import { it } from "vitest";\nit("caps", () => {});\n',
+        },
+        output: 'File created successfully at: /home/dev/retry-kit/test/cap.test.ts',
+      },
+      {
+        name: 'Read',
+        input: { file_path: '/home/dev/retry-kit/missing.ts' },
+        output: { type: 'error-text', value: '<tool_use_error>File does not exist.</tool_use_error>' },
+      },
+    ])
+    .tools([
+      {
+        name: 'Bash',
+        input: { command: 'npx vitest run test/retry.test.ts -t "caps the delay"' },
+        output: ' Test Files  1 passed (1)\n      Tests  7 passed (7)',
+      },
+    ])
+    .build();
+  const snapshot = ledgerOf(messages);
+
+  it('records files with what changed', () => {
+    expect(snapshot.files.map((file) => [file.path, file.status])).toEqual([
+      ['/home/dev/retry-kit/src/retry.ts', 'modified'],
+      ['/home/dev/retry-kit/test/cap.test.ts', 'created'],
+      ['/home/dev/retry-kit/missing.ts', 'read'],
+    ]);
+    expect(snapshot.files[0]!.changes[0]).toMatchObject({
+      kind: 'edit',
+      tool: 'Edit',
+      linesAdded: 1,
+      linesRemoved: 1,
+    });
+    expect(snapshot.files[1]!.changes[0]).toMatchObject({ kind: 'create', lineCount: 2 });
+    expect(snapshot.files[2]).toMatchObject({ reads: 1, failedReads: 1 });
+  });
+
+  it('records commands, test runs, errors and references', () => {
+    const vitest = snapshot.commands.find((command) => command.kind === 'shell')!;
+    expect(vitest).toMatchObject({ runs: 2, failures: 1, status: 'ok', testRunner: 'vitest' });
+    expect(snapshot.commands.find((command) => command.kind === 'search')!.command).toBe(
+      'Grep "maxDelayMs" /home/dev/retry-kit/src',
+    );
+    expect(
+      snapshot.tests.map(({ runner, passed, failed, failingTests }) => ({
+        runner,
+        passed,
+        failed,
+        failingTests,
+      })),
+    ).toEqual([
+      { runner: 'vitest', passed: 6, failed: 1, failingTests: ['test/retry.test.ts > caps the delay'] },
+      { runner: 'vitest', passed: 7, failed: 0, failingTests: [] },
+    ]);
+    expect(snapshot.errors.map((error) => error.message)).toEqual([
+      'FAIL test/retry.test.ts > caps the delay',
+      'AssertionError: expected 1180 to be less than or equal to 1000',
+      'File does not exist.',
+    ]);
+    expect(snapshot.errors[2]!.source).toBe('Read /home/dev/retry-kit/missing.ts');
+    expect(snapshot.references.map((reference) => reference.value)).toEqual([
+      'https://github.com/acme/retry-kit/issues/42',
+      'GH-42',
+    ]);
+  });
+});
+
+describe('other agents', () => {
+  it('mini-swe-agent: heredoc writes, sed -n reads, return codes, tracebacks, Django test runs', () => {
+    const exchanges: ToolExchange[] = [
+      {
+        name: 'bash',
+        input: { command: "cat <<'EOF' > reproduce_issue.py\nimport numpy as np\nnp.random.seed(42)\nEOF" },
+        output: '<returncode>0</returncode>\n<output>\n</output>',
+      },
+      {
+        name: 'bash',
+        input: { command: 'python reproduce_issue.py' },
+        output:
+          '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "reproduce_issue.py", line 2\nValueError: seed must be between 0 and 2**32 - 1\n</output>',
+      },
+      {
+        name: 'bash',
+        input: { command: "nl -ba lib/matplotlib/axes/_axes.py | sed -n '6453,6800p'" },
+        output: '<returncode>0</returncode>',
+      },
+      {
+        name: 'bash',
+        input: { command: "sed -i 's/fill else 2/fill else 3/' lib/matplotlib/axes/_axes.py" },
+        output: '<returncode>0</returncode>',
+      },
+      {
+        name: 'bash',
+        input: { command: './tests/runtests.py aggregation' },
+        output:
+          '<returncode>1</returncode>\n<output>\nFAIL: test_x (aggregation.tests.T)\nRan 5 tests in 0.1s\n\nFAILED (failures=1)\n</output>',
+      },
+    ];
+    const snapshot = ledgerOf(
+      createConversationBuilder().user('task').tools(exchanges.slice(0, 2)).tools(exchanges.slice(2)).build(),
+    );
+    expect(snapshot.files.map((file) => [file.path, file.status])).toEqual([
+      ['reproduce_issue.py', 'created'],
+      ['lib/matplotlib/axes/_axes.py', 'modified'],
+    ]);
+    expect(snapshot.files[1]!.readRanges).toEqual(['lines 6453-6800']);
+    expect(snapshot.commands.map((command) => [command.command.split('\n')[0], command.exitCode])).toEqual([
+      ["cat <<'EOF' > reproduce_issue.py", 0],
+      ['python reproduce_issue.py', 1],
+      ["nl -ba lib/matplotlib/axes/_axes.py | sed -n '6453,6800p'", 0],
+      ["sed -i 's/fill else 2/fill else 3/' lib/matplotlib/axes/_axes.py", 0],
+      ['./tests/runtests.py aggregation', 1],
+    ]);
+    expect(snapshot.errors.map((error) => error.message)).toContain(
+      'ValueError: seed must be between 0 and 2**32 - 1',
+    );
+    expect(snapshot.tests).toEqual([
+      expect.objectContaining({
+        runner: 'unittest',
+        passed: 4,
+        failed: 1,
+        exitCode: 1,
+        failingTests: ['test_x (aggregation.tests.T)'],
+      }),
+    ]);
+  });
+
+  it('OpenHands: str_replace_editor and execute_bash exit codes', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([
+          {
+            name: 'str_replace_editor',
+            input: { command: 'create', path: '/w/test_parse.ts', file_text: 'a\nb\n' },
+            output: 'File created successfully at: /w/test_parse.ts',
+          },
+          {
+            name: 'str_replace_editor',
+            input: {
+              command: 'str_replace',
+              path: '/w/src/parse.ts',
+              old_str: 'let m: RegExpMatchArray;',
+              new_str: 'let delimiter: RegExpExecArray | null;',
+            },
+            output: 'The file /w/src/parse.ts has been edited.',
+          },
+          {
+            name: 'execute_bash',
+            input: { command: 'cd /w && npx ts-node test_parse.ts' },
+            output:
+              "test_parse.ts:1:32 - error TS2459: Module './src/parse' declares 'SiteProps' locally, but it is not exported.\n[The command completed with exit code 1.]",
+          },
+        ])
+        .build(),
+    );
+    expect(snapshot.files.map((file) => [file.path, file.status])).toEqual([
+      ['/w/test_parse.ts', 'created'],
+      ['/w/src/parse.ts', 'modified'],
+    ]);
+    expect(snapshot.commands[0]).toMatchObject({
+      command: 'cd /w && npx ts-node test_parse.ts',
+      exitCode: 1,
+      status: 'failed',
+    });
+    expect(snapshot.errors[0]!.message).toBe(
+      "test_parse.ts:1:32 - error TS2459: Module './src/parse' declares 'SiteProps' locally, but it is not exported.",
+    );
+  });
+
+  it('a failed edit does not count as a change', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([
+          {
+            name: 'Edit',
+            input: { file_path: '/p/CLAUDE.md', old_string: 'a', new_string: 'b' },
+            output: {
+              type: 'error-text',
+              value:
+                '<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>',
+            },
+          },
+        ])
+        .build(),
+    );
+    expect(snapshot.files[0]).toMatchObject({ status: 'read', changes: [{ kind: 'edit', failed: true }] });
+  });
+
+  it('importer placeholders leave a command without a status and add no error', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([
+          {
+            name: 'run_terminal_cmd',
+            input: { command: 'npm run dev' },
+            output: { type: 'error-text', value: '[no result recorded]' },
+          },
+        ])
+        .build(),
+    );
+    expect(snapshot.commands[0]).toMatchObject({ status: 'unknown', failures: 0 });
+    expect(snapshot.errors).toEqual([]);
+  });
+
+  it('counts a repeated error once with every message it appeared in', () => {
+    const failing = {
+      name: 'Bash',
+      input: { command: 'npm run build' },
+      output: {
+        type: 'error-text' as const,
+        value: "Exit code 2\nsrc/a.ts(3,4): error TS2304: Cannot find name 'x'.",
+      },
+    };
+    const snapshot = ledgerOf(
+      createConversationBuilder().user('go').tools([failing]).tools([failing]).build(),
+    );
+    expect(snapshot.errors).toHaveLength(1);
+    expect(snapshot.errors[0]).toMatchObject({ count: 2, source: 'npm run build' });
+    expect(snapshot.errors[0]!.messageIds).toHaveLength(2);
+    expect(snapshot.commands[0]).toMatchObject({ runs: 2, failures: 2, exitCode: 2 });
+  });
+});
+
+describe('createLedger', () => {
+  it('rejects messages without ids or with a bad shape, naming the index and field', () => {
+    const ledger = createLedger();
+    ledger.add({ role: 'user', content: 'hi', id: 'a' });
+    const attempt = (message: unknown) => {
+      try {
+        ledger.add(message as IdentifiedMessage);
+      } catch (error) {
+        return error;
+      }
+      return undefined;
+    };
+    const missingId = attempt({ role: 'user', content: 'x' });
+    expect(isPrecisError(missingId) && missingId.code).toBe('invalid-message');
+    expect(missingId).toMatchObject({ index: 1, path: 'id' });
+    expect(attempt({ role: 'robot', content: 'x', id: 'b' })).toMatchObject({ index: 1, path: 'role' });
+    expect(attempt({ role: 'user', content: 5, id: 'b' })).toMatchObject({ path: 'content' });
+    expect(attempt(null)).toMatchObject({ index: 1 });
+  });
+
+  it('ignores a message id it has seen, and snapshots do not move with later adds', () => {
+    const messages = assignIds(
+      createConversationBuilder()
+        .user('go')
+        .tools([{ name: 'Read', input: { file_path: 'a.ts' }, output: 'x' }])
+        .build(),
+    );
+    const ledger = createLedger();
+    ledger.addAll(messages);
+    const before = ledger.snapshot();
+    ledger.addAll(messages);
+    expect(ledger.snapshot()).toEqual(before);
+    ledger.add({ id: 'later', role: 'user', content: 'see #7' });
+    expect(before.references).toEqual([]);
+    expect(before.messageCount).toBe(3);
+  });
+});
+
+// Agent-shaped tool traffic for the properties: real tool names and inputs over a small pool of paths.
+const pathArbitrary = fc.constantFrom('src/a.ts', './src/a.ts', 'lib/b.py', '/abs/c.go', 'notes.md');
+const exchangeArbitrary: fc.Arbitrary<ToolExchange> = fc.oneof(
+  pathArbitrary.map((path) => ({ name: 'Read', input: { file_path: path }, output: '1→x' })),
+  fc.tuple(pathArbitrary, fc.string(), fc.string()).map(([path, oldText, newText]) => ({
+    name: 'Edit',
+    input: { file_path: path, old_string: oldText, new_string: newText },
+    output: 'ok',
+  })),
+  fc.tuple(pathArbitrary, fc.string()).map(([path, content]) => ({
+    name: 'Write',
+    input: { file_path: path, content },
+    output: 'File created successfully',
+  })),
+  fc
+    .tuple(
+      fc.constantFrom('pytest -q', 'npm test', 'cat src/a.ts', "sed -i 's/a/b/' lib/b.py", 'rm notes.md'),
+      fc.integer({ min: 0, max: 2 }),
+    )
+    .map(([command, code]) => ({
+      name: 'bash',
+      input: { command },
+      output: `<returncode>${code}</returncode>\nError: failed ${code}\n1 failed, 2 passed in 0.1s`,
+    })),
+  fc.tuple(pathArbitrary, fc.string()).map(([path, text]) => ({
+    name: 'str_replace_editor',
+    input: { command: 'str_replace', path, old_str: text, new_str: `${text}\n` },
+    output: { type: 'error-text' as const, value: 'No replacement was performed' },
+  })),
+);
+const agentConversation = fc
+  .array(fc.array(exchangeArbitrary, { minLength: 1, maxLength: 3 }), { maxLength: 8 })
+  .map((turns) => {
+    const builder = createConversationBuilder().user('task #12');
+    for (const turn of turns) builder.tools(turn);
+    return assignIds(builder.build());
+  });
+const anyConversation = fc.oneof(
+  agentConversation,
+  messageConversation().map((messages) => assignIds(messages)),
+);
+
+describe('properties', () => {
+  it('incremental adds equal one batch, the snapshot is plain JSON, and the fold is deterministic', () => {
+    fc.assert(
+      fc.property(anyConversation, fc.integer({ min: 0, max: 20 }), (messages, cut) => {
+        const batch = buildLedger(messages);
+        const ledger = createLedger();
+        const split = Math.min(cut, messages.length);
+        ledger.addAll(messages.slice(0, split));
+        ledger.snapshot();
+        ledger.addAll(messages.slice(split));
+        expect(ledger.snapshot()).toEqual(batch);
+        expect(JSON.parse(JSON.stringify(batch))).toEqual(batch);
+        expect(buildLedger(messages)).toEqual(batch);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('every recorded path, command and error string occurs verbatim in the conversation', () => {
+    fc.assert(
+      fc.property(agentConversation, (messages) => {
+        const text = JSON.stringify(messages);
+        const snapshot = buildLedger(messages);
+        for (const file of snapshot.files) expect(text).toContain(JSON.stringify(file.path).slice(1, -1));
+        for (const command of snapshot.commands)
+          if (command.kind === 'shell') expect(text).toContain(JSON.stringify(command.command).slice(1, -1));
+        for (const error of snapshot.errors)
+          expect(text).toContain(JSON.stringify(error.message).slice(1, -1));
+        for (const file of snapshot.files)
+          for (const change of file.changes)
+            expect(messages.some((message) => message.id === change.messageId)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,376 @@
+import { InvalidMessageError } from '../errors/index.js';
+import { isErrorOutput, toolOutputText } from '../messages/content.js';
+import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
+import { roles } from '../messages/types.js';
+import type {
+  CommandStatus,
+  FileStatus,
+  Ledger,
+  LedgerCommand,
+  LedgerError,
+  LedgerFile,
+  LedgerFileChange,
+  LedgerReference,
+  LedgerSnapshot,
+  LedgerTestRun,
+} from './ledger-types.js';
+import {
+  type FileAction,
+  type RecognisedToolCall,
+  type RecogniserState,
+  recogniseToolCall,
+} from './recognise-tool-call.js';
+import { type FoundReference, referencesIn } from './references.js';
+import { parseTestSummary } from './test-summary.js';
+import {
+  errorLinesOf,
+  exitCodeOf,
+  firstMeaningfulLine,
+  isPlaceholderOutput,
+  normaliseError,
+} from './tool-output.js';
+
+/** An error keeps the ids of the first this-many messages it appeared in (its count keeps going). */
+export const maxErrorMessageIds = 10;
+/**
+ * Tools whose results are flagged as errors whenever the command fails (Claude Code's Bash, Codex's shell), so
+ * a plain result means success even without an exit code.
+ */
+const failureSignallingTools = new Set(['Bash', 'shell', 'local_shell', 'exec_command']);
+/** Text longer than this is scanned for references through its head only: a 1 MB log is not a link list. */
+const referenceScanChars = 20_000;
+
+interface PendingCall {
+  toolName: string;
+  recognised: RecognisedToolCall;
+  fileEntries: Array<{ file: LedgerFile; change?: LedgerFileChange; read: boolean; shell: boolean }>;
+  command?: LedgerCommand;
+}
+
+/** `./src/x.ts` and `src/x.ts` are one file; other spellings (absolute vs relative) stay apart. */
+function fileKey(path: string): string {
+  return path.startsWith('./') ? path.slice(2) : path;
+}
+
+function deriveStatus(file: LedgerFile): FileStatus {
+  let status: FileStatus = 'read';
+  for (const change of file.changes) {
+    if (change.failed === true) continue;
+    if (change.kind === 'create') status = 'created';
+    else if (change.kind === 'delete') status = 'deleted';
+    else if (status !== 'created') status = 'modified';
+  }
+  return status;
+}
+
+function describeSource(toolName: string, recognised: RecognisedToolCall | undefined): string {
+  if (recognised?.command !== undefined) return recognised.command.text;
+  const file = recognised?.files[0];
+  return file === undefined ? toolName : `${toolName} ${file.path}`;
+}
+
+function checkMessage(message: unknown, index: number): asserts message is IdentifiedMessage {
+  if (typeof message !== 'object' || message === null)
+    throw new InvalidMessageError('a message must be an object', { index });
+  const record = message as Record<string, unknown>;
+  if (typeof record.id !== 'string' || record.id === '')
+    throw new InvalidMessageError('the ledger needs messages with ids (see assignIds)', {
+      index,
+      path: 'id',
+    });
+  if (!roles.includes(record.role as (typeof roles)[number]))
+    throw new InvalidMessageError(`unknown role ${JSON.stringify(record.role)}`, { index, path: 'role' });
+  if (typeof record.content !== 'string' && !Array.isArray(record.content))
+    throw new InvalidMessageError('content must be a string or an array of parts', {
+      index,
+      path: 'content',
+    });
+}
+
+/**
+ * Creates an empty artifact ledger. Fold messages in with `add` (tool results are matched to calls seen
+ * earlier by `toolCallId`); read it with `snapshot`. Deterministic: the same messages in the same order give
+ * the same snapshot.
+ */
+export function createLedger(): Ledger {
+  const files = new Map<string, LedgerFile>();
+  const commands = new Map<string, LedgerCommand>();
+  const errors = new Map<string, LedgerError>();
+  const tests: LedgerTestRun[] = [];
+  const references = new Map<string, LedgerReference>();
+  const pending = new Map<string, PendingCall>();
+  const seenIds = new Set<string>();
+  const recogniserState: RecogniserState = {};
+  let messageCount = 0;
+
+  const noteReference = (reference: FoundReference, messageId: string) => {
+    const key = `${reference.kind}\u0000${reference.value}`;
+    const existing = references.get(key);
+    if (existing !== undefined) existing.count++;
+    else
+      references.set(key, {
+        kind: reference.kind,
+        value: reference.value,
+        count: 1,
+        firstMessageId: messageId,
+      });
+  };
+  const scanReferences = (text: string, messageId: string, strictIssues: boolean) => {
+    const head = text.length > referenceScanChars ? text.slice(0, referenceScanChars) : text;
+    for (const reference of referencesIn(head, { strictIssues })) noteReference(reference, messageId);
+  };
+
+  const noteError = (message: string, messageId: string, source: string) => {
+    const key = normaliseError(message);
+    const existing = errors.get(key);
+    if (existing === undefined) {
+      errors.set(key, { message, count: 1, messageIds: [messageId], source });
+      return;
+    }
+    existing.count++;
+    if (existing.messageIds.length < maxErrorMessageIds && !existing.messageIds.includes(messageId))
+      existing.messageIds.push(messageId);
+  };
+
+  const fileFor = (path: string, messageId: string): LedgerFile => {
+    const key = fileKey(path);
+    let file = files.get(key);
+    if (file === undefined) {
+      file = {
+        path,
+        status: 'read',
+        reads: 0,
+        failedReads: 0,
+        readRanges: [],
+        changes: [],
+        firstMessageId: messageId,
+        lastMessageId: messageId,
+      };
+      files.set(key, file);
+    }
+    file.lastMessageId = messageId;
+    return file;
+  };
+
+  const applyFileAction = (action: FileAction, toolName: string, messageId: string) => {
+    const isNew = !files.has(fileKey(action.path));
+    const file = fileFor(action.path, messageId);
+    if (action.kind === 'read') {
+      file.reads++;
+      if (
+        action.detail !== undefined &&
+        /^(?:lines|from line|open at)/.test(action.detail) &&
+        !file.readRanges.includes(action.detail)
+      )
+        file.readRanges.push(action.detail);
+      return { file, read: true };
+    }
+    // A whole-file write to a file never seen before creates it (Claude Code's Write needs a Read first otherwise).
+    const kind = action.kind === 'write' && isNew ? 'create' : action.kind;
+    const change: LedgerFileChange = { kind, messageId, tool: toolName };
+    if (action.detail !== undefined) change.detail = action.detail;
+    if (action.linesAdded !== undefined) change.linesAdded = action.linesAdded;
+    if (action.linesRemoved !== undefined) change.linesRemoved = action.linesRemoved;
+    if (action.lineCount !== undefined) change.lineCount = action.lineCount;
+    if (action.hunks !== undefined) change.hunks = action.hunks;
+    if (action.oldChars !== undefined) change.oldChars = action.oldChars;
+    if (action.newChars !== undefined) change.newChars = action.newChars;
+    if (action.symbols !== undefined && action.symbols.length > 0) change.symbols = [...action.symbols];
+    file.changes.push(change);
+    file.status = deriveStatus(file);
+    return { file, change, read: false };
+  };
+
+  const addToolCall = (part: ToolCallPart, messageId: string) => {
+    const recognised = recogniseToolCall(part.toolName, part.input, recogniserState);
+    const call: PendingCall = { toolName: part.toolName, recognised, fileEntries: [] };
+    const shell = recognised.command?.kind === 'shell';
+    for (const action of recognised.files)
+      call.fileEntries.push({ ...applyFileAction(action, part.toolName, messageId), shell });
+    if (recognised.command !== undefined) {
+      const { text, kind, testRunner } = recognised.command;
+      const key = `${kind}\u0000${text}`;
+      let command = commands.get(key);
+      if (command === undefined) {
+        command = {
+          command: text,
+          kind,
+          tool: part.toolName,
+          runs: 0,
+          failures: 0,
+          status: 'pending',
+          firstMessageId: messageId,
+          lastMessageId: messageId,
+        };
+        if (testRunner !== undefined) command.testRunner = testRunner;
+        commands.set(key, command);
+      }
+      command.runs++;
+      command.status = 'pending';
+      delete command.exitCode;
+      command.lastMessageId = messageId;
+      call.command = command;
+      scanReferences(text, messageId, false);
+    }
+    for (const reference of recognised.references) noteReference(reference, messageId);
+    if (recognised.command === undefined) {
+      // URLs and issue ids in other inputs (a WebFetch url is structured already; prompts, bodies, plans).
+      const strings: string[] = [];
+      collectStrings(part.input, strings, 0);
+      for (const text of strings) if (text.length > 6) scanReferences(text, messageId, false);
+    }
+    pending.set(part.toolCallId, call);
+  };
+
+  const addToolResult = (part: ToolResultPart, messageId: string) => {
+    const call = pending.get(part.toolCallId);
+    pending.delete(part.toolCallId);
+    const text = toolOutputText(part.output);
+    const placeholder = isPlaceholderOutput(text);
+    const command = call?.recognised.command;
+    const exitCode = command !== undefined && !placeholder ? exitCodeOf(text) : undefined;
+    const failed = !placeholder && (isErrorOutput(part.output) || (exitCode !== undefined && exitCode !== 0));
+    const status: CommandStatus = placeholder
+      ? 'unknown'
+      : failed
+        ? 'failed'
+        : exitCode !== undefined ||
+            command === undefined ||
+            command.kind === 'search' ||
+            part.output.type !== 'text' ||
+            failureSignallingTools.has(part.toolName)
+          ? 'ok'
+          : 'unknown';
+
+    if (call?.command !== undefined) {
+      call.command.status = status;
+      if (exitCode !== undefined) call.command.exitCode = exitCode;
+      if (failed) call.command.failures++;
+    }
+    if (call !== undefined && !placeholder) {
+      const head = text.slice(0, 300);
+      for (const entry of call.fileEntries) {
+        let touched = false;
+        if (entry.read) {
+          if (failed) entry.file.failedReads++;
+          continue;
+        }
+        // A shell line's exit status belongs to its last command, not to the file effects before it.
+        if (entry.change === undefined || entry.shell) continue;
+        if (failed) {
+          entry.change.failed = true;
+          touched = true;
+        } else if (entry.change.kind === 'write' && /\bcreated\b/i.test(head)) {
+          entry.change.kind = 'create';
+          touched = true;
+        } else if (entry.change.kind === 'create' && /\b(?:updated|overwr|modified)/i.test(head)) {
+          entry.change.kind = 'write';
+          touched = true;
+        }
+        if (touched) entry.file.status = deriveStatus(entry.file);
+      }
+    }
+
+    if (!placeholder) {
+      const source = describeSource(part.toolName, call?.recognised);
+      let lines: string[] = [];
+      if (failed) {
+        lines = errorLinesOf(text);
+        if (lines.length === 0) {
+          const first = firstMeaningfulLine(text);
+          if (first !== undefined) lines = [first];
+        }
+      } else if (command !== undefined && !command.readOnly && status === 'unknown') {
+        lines = errorLinesOf(text, { strongOnly: true, maxLines: 3 });
+      }
+      for (const line of lines) noteError(line, messageId, source);
+
+      if (command !== undefined && command.kind === 'shell' && !command.readOnly) {
+        const summary = parseTestSummary(text, command.testRunner);
+        if (summary !== undefined || command.testRunner !== undefined) {
+          const run: LedgerTestRun = {
+            runner: summary?.runner ?? command.testRunner ?? 'npm test',
+            command: command.text,
+            messageId,
+            status,
+            failingTests: summary?.failingTests ?? [],
+          };
+          if (exitCode !== undefined) run.exitCode = exitCode;
+          if (summary?.passed !== undefined) run.passed = summary.passed;
+          if (summary?.failed !== undefined) run.failed = summary.failed;
+          if (summary?.skipped !== undefined) run.skipped = summary.skipped;
+          tests.push(run);
+        }
+      }
+      scanReferences(text, messageId, true);
+    }
+  };
+
+  const ledger: Ledger = {
+    add(message) {
+      checkMessage(message, messageCount);
+      if (seenIds.has(message.id)) return;
+      seenIds.add(message.id);
+      messageCount++;
+      const id = message.id;
+      if (typeof message.content === 'string') {
+        if (message.role === 'user') addUserText(message.content, id);
+        else if (message.role === 'assistant') scanReferences(message.content, id, false);
+        return;
+      }
+      for (const part of message.content as readonly Part[]) {
+        switch (part.type) {
+          case 'text':
+            if (message.role === 'user') addUserText(part.text, id);
+            else if (message.role === 'assistant') scanReferences(part.text, id, false);
+            break;
+          case 'tool-call':
+            addToolCall(part, id);
+            break;
+          case 'tool-result':
+            addToolResult(part, id);
+            break;
+          default:
+            break;
+        }
+      }
+    },
+    addAll(messages) {
+      for (const message of messages) ledger.add(message);
+    },
+    snapshot() {
+      return structuredClone({
+        messageCount,
+        files: [...files.values()],
+        commands: [...commands.values()],
+        errors: [...errors.values()],
+        tests,
+        references: [...references.values()],
+      });
+    },
+  };
+
+  function addUserText(text: string, messageId: string): void {
+    scanReferences(text, messageId, false);
+    // Users paste tracebacks and compiler errors: keep the unambiguous lines.
+    for (const line of errorLinesOf(text, { strongOnly: true, maxLines: 3 }))
+      noteError(line, messageId, 'user');
+  }
+
+  return ledger;
+}
+
+function collectStrings(value: unknown, out: string[], depth: number): void {
+  if (depth > 6 || out.length > 50) return;
+  if (typeof value === 'string') out.push(value);
+  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out, depth + 1);
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) collectStrings(item, out, depth + 1);
+}
+
+/** The ledger of a whole conversation in one call. */
+export function buildLedger(messages: Iterable<IdentifiedMessage>): LedgerSnapshot {
+  const ledger = createLedger();
+  ledger.addAll(messages);
+  return ledger.snapshot();
+}

@@ -1,0 +1,39 @@
+export { diffBodyStats, parseApplyPatch, parseUnifiedDiff, replacementStats } from './code-change.js';
+export { buildLedger, createLedger, maxErrorMessageIds } from './create-ledger.js';
+export {
+  type CommandStatus,
+  commandStatuses,
+  type FileStatus,
+  fileStatuses,
+  type Ledger,
+  type LedgerCommand,
+  type LedgerError,
+  type LedgerFile,
+  type LedgerFileChange,
+  type LedgerReference,
+  type LedgerSnapshot,
+  type LedgerTestRun,
+} from './ledger-types.js';
+export {
+  type CommandKind,
+  type FileAction,
+  type FileActionKind,
+  normaliseToolName,
+  type RecognisedCommand,
+  type RecognisedToolCall,
+  type RecogniserState,
+  recogniseToolCall,
+} from './recognise-tool-call.js';
+export { type FoundReference, type ReferenceKind, referencesIn } from './references.js';
+export { codeSpan, type RenderLedgerOptions, renderLedger } from './render-ledger.js';
+export {
+  analyzeShellCommand,
+  analyzeShellWords,
+  type ShellAnalysis,
+  type ShellEffect,
+  type ShellEffectKind,
+  type TestRunner,
+  testRunners,
+} from './shell-command.js';
+export { parseTestSummary, type TestSummary } from './test-summary.js';
+export { errorLinesOf, exitCodeOf, normaliseError } from './tool-output.js';

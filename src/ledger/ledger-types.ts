@@ -1,0 +1,113 @@
+import type { IdentifiedMessage } from '../messages/types.js';
+import type { FileActionKind } from './recognise-tool-call.js';
+import type { ReferenceKind } from './references.js';
+import type { TestRunner } from './shell-command.js';
+
+/**
+ * The ledger's plain-data snapshot: JSON-serialisable, every list in first-seen order, every path, command
+ * and error string verbatim as it appeared in the conversation.
+ */
+export interface LedgerSnapshot {
+  /** Messages folded in so far. */
+  messageCount: number;
+  files: LedgerFile[];
+  commands: LedgerCommand[];
+  errors: LedgerError[];
+  tests: LedgerTestRun[];
+  references: LedgerReference[];
+}
+
+export const fileStatuses = ['read', 'created', 'modified', 'deleted'] as const;
+/** The file's state after everything seen: `created` wins over later edits (it was new in this session). */
+export type FileStatus = (typeof fileStatuses)[number];
+
+export interface LedgerFileChange {
+  kind: Exclude<FileActionKind, 'read'>;
+  /** The message holding the tool call. */
+  messageId: string;
+  /** The tool that made the change, as named in the call. */
+  tool: string;
+  detail?: string;
+  linesAdded?: number;
+  linesRemoved?: number;
+  lineCount?: number;
+  hunks?: number;
+  oldChars?: number;
+  newChars?: number;
+  symbols?: string[];
+  /** The tool reported an error: the change probably did not happen. */
+  failed?: boolean;
+}
+
+export interface LedgerFile {
+  /** As the agent wrote it (first spelling seen; `./x` and `x` are the same file). */
+  path: string;
+  status: FileStatus;
+  reads: number;
+  /** Reads whose tool reported an error (missing file, permission). */
+  failedReads: number;
+  /** Distinct partial reads: `lines 350-399`, `from line 40`. */
+  readRanges: string[];
+  changes: LedgerFileChange[];
+  firstMessageId: string;
+  lastMessageId: string;
+}
+
+export const commandStatuses = ['ok', 'failed', 'unknown', 'pending'] as const;
+/** `pending`: no result seen yet; `unknown`: a result that says neither (no exit code, transcript kept no output). */
+export type CommandStatus = (typeof commandStatuses)[number];
+
+export interface LedgerCommand {
+  /** Verbatim: a shell line, code, or a search as `Grep "pattern" path`. */
+  command: string;
+  kind: 'shell' | 'search' | 'code';
+  tool: string;
+  runs: number;
+  failures: number;
+  /** Of the latest run, when its output stated one. */
+  exitCode?: number;
+  /** Of the latest run. */
+  status: CommandStatus;
+  testRunner?: TestRunner;
+  firstMessageId: string;
+  lastMessageId: string;
+}
+
+export interface LedgerError {
+  /** The first occurrence, verbatim (trimmed; very long lines cut with `…`). */
+  message: string;
+  count: number;
+  /** Messages it appeared in, distinct, first ones first (at most `maxErrorMessageIds`). */
+  messageIds: string[];
+  /** Where it came from on first sight: the command, `Tool path`, or `user`. */
+  source: string;
+}
+
+export interface LedgerTestRun {
+  runner: TestRunner;
+  command?: string;
+  /** The message holding the result. */
+  messageId: string;
+  status: CommandStatus;
+  exitCode?: number;
+  passed?: number;
+  failed?: number;
+  skipped?: number;
+  failingTests: string[];
+}
+
+export interface LedgerReference {
+  kind: ReferenceKind;
+  value: string;
+  count: number;
+  firstMessageId: string;
+}
+
+/** An incremental ledger: fold messages in one at a time, read a snapshot whenever. */
+export interface Ledger {
+  /** Folds one message in, in O(size of the message). A message id seen before is ignored. */
+  add(message: IdentifiedMessage): void;
+  addAll(messages: Iterable<IdentifiedMessage>): void;
+  /** A deep copy of the current state; later `add` calls do not change it. */
+  snapshot(): LedgerSnapshot;
+}

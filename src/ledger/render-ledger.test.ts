@@ -1,0 +1,90 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { assignIds } from '../messages/ids.js';
+import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
+import { createO200kCounter } from '../tokens/index.js';
+import { buildLedger } from './create-ledger.js';
+import { codeSpan, renderLedger } from './render-ledger.js';
+
+const counter = createO200kCounter();
+
+function sessionWithFiles(count: number) {
+  const builder = createConversationBuilder().user('Refactor, see owner/repo#9');
+  for (let index = 0; index < count; index++) {
+    const exchanges: ToolExchange[] = [
+      { name: 'Read', input: { file_path: `/repo/src/read-${index}.ts` }, output: 'x' },
+      {
+        name: 'Edit',
+        input: {
+          file_path: `/repo/src/edit-${index}.ts`,
+          old_string: 'a',
+          new_string: `function f${index}() {}`,
+        },
+        output: 'ok',
+      },
+      { name: 'Bash', input: { command: `ls dir-${index}` }, output: 'a' },
+    ];
+    builder.tools(exchanges);
+  }
+  builder.tools([
+    {
+      name: 'Bash',
+      input: { command: 'npm test' },
+      output: {
+        type: 'error-text',
+        value:
+          "Exit code 1\nTypeError: Cannot read properties of undefined (reading 'x')\nTests:       1 failed, 3 passed, 4 total",
+      },
+    },
+  ]);
+  return buildLedger(assignIds(builder.build()));
+}
+
+describe('renderLedger', () => {
+  it('renders every section with paths, commands, symbols and errors verbatim', () => {
+    const text = renderLedger(sessionWithFiles(2));
+    expect(text).toContain('## Files\n- `/repo/src/read-0.ts` — read: read');
+    expect(text).toContain('- `/repo/src/edit-1.ts` — modified: edited (-1/+1 lines) `f1`');
+    expect(text).toContain('## Commands\n- `ls dir-0` → ok');
+    expect(text).toContain(
+      "- `TypeError: Cannot read properties of undefined (reading 'x')` — from `npm test`",
+    );
+    expect(text).toContain('## Tests\n- jest `npm test`: 1 failed, 3 passed (exit 1)');
+    expect(text).toContain('## References\n- owner/repo#9');
+    expect(renderLedger(buildLedger([]))).toBe('');
+  });
+
+  it('code spans survive backticks and newlines', () => {
+    expect(codeSpan('a`b')).toBe('`` a`b ``');
+    expect(codeSpan('x\ny')).toBe('`x ⏎ y`');
+  });
+
+  it('caps by dropping the least important rows, last first, with (+N more)', () => {
+    const snapshot = sessionWithFiles(40);
+    const full = renderLedger(snapshot, { counter });
+    const capped = renderLedger(snapshot, { maxTokens: 300, counter });
+    expect(counter.count(full)).toBeGreaterThan(300);
+    expect(counter.count(capped)).toBeLessThanOrEqual(300);
+    // Plain commands and read-only files go before edits, errors and the latest test run.
+    expect(capped).toContain('## Commands\n- (+');
+    expect(capped).toContain("TypeError: Cannot read properties of undefined (reading 'x')");
+    expect(capped).toContain('jest `npm test`');
+    expect(capped).toContain('`/repo/src/edit-0.ts`');
+    expect(capped).not.toContain('`/repo/src/edit-39.ts`');
+    expect(capped).toMatch(/- \(\+\d+ more\)/);
+  });
+
+  it('always fits a feasible budget and never grows as the budget shrinks', () => {
+    const snapshot = sessionWithFiles(12);
+    fc.assert(
+      fc.property(fc.integer({ min: 60, max: 900 }), (maxTokens) => {
+        const text = renderLedger(snapshot, { maxTokens, counter });
+        expect(counter.count(text)).toBeLessThanOrEqual(maxTokens);
+        expect(
+          counter.count(renderLedger(snapshot, { maxTokens: maxTokens - 40, counter })),
+        ).toBeLessThanOrEqual(counter.count(text));
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

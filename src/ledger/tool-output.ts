@@ -1,0 +1,133 @@
+/**
+ * What a tool result says about how its command went: the exit code in the forms agents print it, the error
+ * lines worth remembering, and a normalised key so the same error seen twice is counted once.
+ */
+
+/** Results the importers write when a transcript kept no output: neither success nor failure. */
+const placeholderPattern = /^\[no (?:result recorded|output in the SpecStory export)\]$/;
+
+export function isPlaceholderOutput(text: string): boolean {
+  return text.length < 64 && placeholderPattern.test(text.trim());
+}
+
+const exitCodePatterns: readonly RegExp[] = [
+  /<returncode>\s*(-?\d+)\s*<\/returncode>/,
+  /\[(?:Command finished with exit code|The command completed with exit code) (-?\d+)\.?\]/,
+  /^Exit code:? (-?\d+)\b/m,
+  /\bProcess exited with code (-?\d+)/,
+  /\b(?:exit(?:ed with)? (?:code|status)|return ?code|returncode)[:=]?\s*(-?\d+)\b/i,
+];
+
+/** How much of the start and end of an output is searched for an exit code (agents print it at one end). */
+const edgeChars = 600;
+
+/** The exit code the output states, if it states one. Only the first and last few hundred characters count. */
+export function exitCodeOf(text: string): number | undefined {
+  const edges =
+    text.length <= edgeChars * 2 ? [text] : [text.slice(0, edgeChars), text.slice(text.length - edgeChars)];
+  for (const pattern of exitCodePatterns) {
+    for (let index = edges.length - 1; index >= 0; index--) {
+      // The last status line wins: OpenHands prints one per command of a chained line.
+      const global = new RegExp(pattern.source, `${pattern.flags}g`);
+      let code: number | undefined;
+      for (const match of edges[index]!.matchAll(global)) code = Number(match[1]);
+      if (code !== undefined) return code;
+    }
+  }
+  return undefined;
+}
+
+/** Lines that state an error in the output of a failed command or tool. */
+const errorLinePattern =
+  /(?:^|[\s(:\]])(?:(?:[A-Za-z_][\w]*\.)*(?:[A-Z][A-Za-z0-9_]*)?(?:Error|Exception|Failure|Warning)\b(?!s)|error(?:\[[\w-]+\])?[:\s]|ERROR\b|FAIL(?:ED)?\b|fatal:|panic:|npm ERR!|Traceback \(most recent call last\)|No such file or directory|command not found|Permission denied|cannot find|Cannot find|not found|does not exist|Segmentation fault|Killed\b)/;
+/** The strong forms only, for outputs whose status is unknown and for user text. */
+const strongErrorLinePattern =
+  /^\s*(?:(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b)|\berror TS\d+:|: (?:No such file or directory|command not found)$/;
+const noiseLinePattern =
+  /^\s*(?:\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
+
+/** The final line of a Python traceback: the exception at column 0. */
+const exceptionLinePattern = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$/gm;
+
+export interface ErrorLineOptions {
+  /** Only the unambiguous forms (`XError: …`, `error: …`, `fatal: …`). @default false */
+  strongOnly?: boolean;
+  /** At most this many lines. @default 4 */
+  maxLines?: number;
+  /** Longer lines are cut here with `…`. @default 400 */
+  maxChars?: number;
+}
+
+/**
+ * The distinct error lines of an output, verbatim (trimmed, tags like `<tool_use_error>` removed). A Python
+ * traceback contributes its final exception line. When nothing matches and the caller knows the output is an
+ * error, use `firstMeaningfulLine`.
+ */
+export function errorLinesOf(text: string, options: ErrorLineOptions = {}): string[] {
+  const { strongOnly = false, maxLines = 4, maxChars = 400 } = options;
+  const pattern = strongOnly ? strongErrorLinePattern : errorLinePattern;
+  const found: string[] = [];
+  const seen = new Set<string>();
+  // A Python traceback's point is its last line (`pkg.SomeError: message`): those lines go first.
+  if (text.includes('Traceback (most recent call last)'))
+    for (const match of text.matchAll(exceptionLinePattern)) {
+      if (found.length >= maxLines) break;
+      const line = cleanErrorLine(match[0], maxChars);
+      const key = normaliseError(line);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      found.push(line);
+    }
+  let start = 0;
+  const length = text.length;
+  while (start < length && found.length < maxLines) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = length;
+    // Very long lines (minified output, JSON) are looked at through their head only.
+    const raw = text.slice(start, Math.min(end, start + 2000));
+    start = end + 1;
+    if (raw.length < 3 || !pattern.test(raw) || noiseLinePattern.test(raw)) continue;
+    const line = cleanErrorLine(raw, maxChars);
+    if (line === '') continue;
+    const key = normaliseError(line);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    found.push(line);
+  }
+  return found;
+}
+
+/** The first line that says something (skipping status lines and wrappers), for an error with no error line. */
+export function firstMeaningfulLine(text: string, maxChars = 400): string | undefined {
+  let start = 0;
+  while (start < text.length) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const raw = text.slice(start, Math.min(end, start + 2000));
+    start = end + 1;
+    if (raw.trim().length < 2 || noiseLinePattern.test(raw)) continue;
+    const line = cleanErrorLine(raw, maxChars);
+    if (line !== '') return line;
+  }
+  return undefined;
+}
+
+/** ANSI colour codes (built from a string: a control character in a regex literal trips the linter). */
+const ansiColourPattern = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
+function cleanErrorLine(raw: string, maxChars: number): string {
+  let line = raw.replace(ansiColourPattern, '').trim();
+  line = line.replace(/<\/?(?:tool_use_error|error)>/g, '').trim();
+  if (line.length > maxChars) line = `${line.slice(0, maxChars)}…`;
+  return line;
+}
+
+/** The dedup key of an error: numbers, hex addresses and whitespace runs folded, case ignored. */
+export function normaliseError(message: string): string {
+  return message
+    .replace(/0x[0-9a-fA-F]+/g, '0x_')
+    .replace(/\d+/g, '#')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .toLowerCase();
+}
