@@ -1,11 +1,26 @@
 // The stable public API of precis. Anything not exported here is internal.
 
+export * from './archive/index.js';
 export * from './errors/index.js';
 export {
   type InspectOptions,
   type InspectReport,
   inspectConversation,
 } from './inspect/inspect-conversation.js';
+export {
+  buildLedger,
+  createLedger,
+  type Ledger,
+  type LedgerCommand,
+  type LedgerError,
+  type LedgerFile,
+  type LedgerFileChange,
+  type LedgerReference,
+  type LedgerSnapshot,
+  type LedgerTestRun,
+  type RenderLedgerOptions,
+  renderLedger,
+} from './ledger/index.js';
 export type { LlmClient, LlmRequest, LlmResponse, LlmUsage } from './llm/llm-client.js';
 export {
   type FromAnthropicOptions,
@@ -38,6 +53,7 @@ export type { OpenAIChatMessage, OpenAIChatRequest, OpenAITool } from './message
 export { unknownToolName } from './messages/convert/placeholders.js';
 export * from './messages/index.js';
 export * from './messages/validate/index.js';
+export * from './strategies/index.js';
 export * from './tokens/index.js';
 export {
   detectTranscriptFormat,

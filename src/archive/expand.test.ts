@@ -1,0 +1,274 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterEach, describe, expect, it } from 'vitest';
+import { messageConversation } from '../../test/arbitraries/messages.js';
+import { isPrecisError } from '../errors/index.js';
+import { toolOutputText } from '../messages/content.js';
+import type { Message } from '../messages/types.js';
+import {
+  assistantMessage,
+  systemMessage,
+  toolCall,
+  toolMessage,
+  toolResult,
+  userMessage,
+} from '../testing/index.js';
+import { type ArchiveStore, createMemoryArchive } from './archive-store.js';
+import { executeExpandTool, expand, expandTool, formatArchiveEntry } from './expand.js';
+import { createSqliteArchive } from './sqlite-archive.js';
+
+const messages: Message[] = [
+  systemMessage('You are a coding agent.', { id: 'm0' }),
+  userMessage('Fix the retry backoff in src/retry.ts; cap it at 30 s.', { id: 'm1' }),
+  assistantMessage(
+    [
+      { type: 'reasoning', text: 'Read the file first.' },
+      { type: 'text', text: 'Looking at the retry code.' },
+      toolCall('read_file', { path: 'src/retry.ts' }, 'call_1'),
+    ],
+    { id: 'm2' },
+  ),
+  toolMessage(
+    toolResult({ toolCallId: 'call_1', toolName: 'read_file' }, 'export const maxDelayMs = 60_000;'),
+    toolResult(
+      { toolCallId: 'call_1', toolName: 'read_file' },
+      { type: 'error-text', value: 'ENOENT: src/retry.test.ts' },
+    ),
+  ),
+  userMessage([
+    { type: 'text', text: 'Here is a screenshot.' },
+    { type: 'image', image: 'iVBORw0KGgo=', mediaType: 'image/png' },
+    { type: 'file', data: 'https://example.com/log.txt', mediaType: 'text/plain', filename: 'log.txt' },
+  ]),
+];
+
+function archiveWithSamples(archive: ArchiveStore = createMemoryArchive()) {
+  return {
+    archive,
+    messagesHandle: archive.put({
+      kind: 'messages',
+      content: messages,
+      messageIds: ['m0', 'm1'],
+      strategy: 'drop',
+    }),
+    outputHandle: archive.put({
+      kind: 'tool-output',
+      content: { type: 'json', value: { exitCode: 1, stderr: 'FAIL test/retry.test.ts' } },
+      messageIds: ['m3'],
+      strategy: 'stub-tool-outputs',
+    }),
+    textHandle: archive.put({
+      kind: 'text',
+      content: 'The long original prose.\n\nSecond paragraph.',
+      messageIds: ['m2'],
+      strategy: 'prose',
+    }),
+  };
+}
+
+const unknownHandle = 'h-0123456789abcdef0123';
+
+describe('expand', () => {
+  it('returns the stored entry', () => {
+    const { archive, messagesHandle } = archiveWithSamples();
+    expect(expand(archive, messagesHandle)).toEqual({
+      handle: messagesHandle,
+      kind: 'messages',
+      content: messages,
+      messageIds: ['m0', 'm1'],
+      strategy: 'drop',
+    });
+    expect(expand(archive, `  ${messagesHandle}\n`).handle).toBe(messagesHandle);
+  });
+
+  it('throws invalid-argument naming an unknown handle', () => {
+    const { archive } = archiveWithSamples();
+    for (const handle of [unknownHandle, 'not-a-handle', '']) {
+      let thrown: unknown;
+      try {
+        expand(archive, handle);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(isPrecisError(thrown)).toBe(true);
+      expect(thrown).toMatchObject({ code: 'invalid-argument', option: 'handle' });
+      if (handle !== '') expect((thrown as Error).message).toContain(handle);
+    }
+  });
+});
+
+describe('expandTool', () => {
+  it('is a JSON-serialisable tool definition that tells the model when to call it', () => {
+    expect(expandTool.name).toBe('expand_context');
+    expect(expandTool.description).toContain('archived: h-');
+    expect(JSON.parse(JSON.stringify(expandTool))).toEqual({
+      name: 'expand_context',
+      description: expandTool.description,
+      inputSchema: {
+        type: 'object',
+        properties: { handle: { type: 'string', description: expect.stringContaining('h-') } },
+        required: ['handle'],
+        additionalProperties: false,
+      },
+    });
+  });
+});
+
+describe('executeExpandTool', () => {
+  it('renders archived messages as role-labelled text with tool calls and outputs', () => {
+    const { archive, messagesHandle } = archiveWithSamples();
+    const text = executeExpandTool(archive, { handle: messagesHandle });
+    expect(text).toBe(
+      [
+        `Archived messages ${messagesHandle} (drop from m0, m1):`,
+        '',
+        '[system m0]',
+        'You are a coding agent.',
+        '',
+        '[user m1]',
+        'Fix the retry backoff in src/retry.ts; cap it at 30 s.',
+        '',
+        '[assistant m2]',
+        '(reasoning)',
+        'Read the file first.',
+        'Looking at the retry code.',
+        '(tool call read_file call_1)',
+        '{"path":"src/retry.ts"}',
+        '',
+        '[tool]',
+        '(tool result read_file call_1)',
+        'export const maxDelayMs = 60_000;',
+        '(tool result read_file call_1, error)',
+        'ENOENT: src/retry.test.ts',
+        '',
+        '[user]',
+        'Here is a screenshot.',
+        '(image image/png, 12 characters of base64)',
+        '(file log.txt text/plain https://example.com/log.txt)',
+      ].join('\n'),
+    );
+  });
+
+  it('renders tool outputs and text as their text', () => {
+    const { archive, outputHandle, textHandle } = archiveWithSamples();
+    expect(executeExpandTool(archive, { handle: outputHandle })).toBe(
+      `Archived tool-output ${outputHandle} (stub-tool-outputs from m3):\n\n{"exitCode":1,"stderr":"FAIL test/retry.test.ts"}`,
+    );
+    expect(executeExpandTool(archive, { handle: textHandle })).toBe(
+      `Archived text ${textHandle} (prose from m2):\n\nThe long original prose.\n\nSecond paragraph.`,
+    );
+    const samples: [unknown, string][] = [
+      ['raw output\nline 2', 'raw output\nline 2'],
+      [{ type: 'error-text', value: 'boom' }, 'boom'],
+      [{ type: 'execution-denied' }, 'Tool execution denied.'],
+      [toolResult({ toolCallId: 'c', toolName: 'bash' }, 'from a whole part'), 'from a whole part'],
+      [{ type: 'text', value: 42 }, '{\n  "type": "text",\n  "value": 42\n}'],
+      [[1, 'two'], '[\n  1,\n  "two"\n]'],
+    ];
+    for (const [content, expected] of samples) {
+      const entry = {
+        handle: 'h-x',
+        kind: 'tool-output' as const,
+        content: content as never,
+        messageIds: [],
+        strategy: 's',
+      };
+      expect(formatArchiveEntry(entry)).toBe(`Archived tool-output h-x (s):\n\n${expected}`);
+    }
+    expect(
+      formatArchiveEntry({
+        handle: 'h-x',
+        kind: 'messages',
+        content: { not: 'messages' },
+        messageIds: [],
+        strategy: 's',
+      }),
+    ).toBe('Archived messages h-x (s):\n\n{\n  "not": "messages"\n}');
+  });
+
+  it('accepts a JSON string, a bare handle, or a stub quoting one', () => {
+    const { archive, textHandle } = archiveWithSamples();
+    const expected = executeExpandTool(archive, { handle: textHandle });
+    expect(executeExpandTool(archive, JSON.stringify({ handle: textHandle }))).toBe(expected);
+    expect(executeExpandTool(archive, textHandle)).toBe(expected);
+    expect(executeExpandTool(archive, { handle: `[tool output: 40 KB, archived: ${textHandle}]` })).toBe(
+      expected,
+    );
+    expect(executeExpandTool(archive, { handle: ` ${textHandle} ` })).toBe(expected);
+    expect(executeExpandTool(archive, `{"handle": "${textHandle}`)).toBe(expected);
+  });
+
+  it('answers unknown, missing or ambiguous handles with an error message instead of throwing', () => {
+    const { archive, textHandle, outputHandle } = archiveWithSamples();
+    const unknown = executeExpandTool(archive, { handle: unknownHandle });
+    expect(unknown).toMatch(/^Error: /);
+    expect(unknown).toContain(unknownHandle);
+    expect(unknown).toContain('archived: h-');
+    expect(executeExpandTool(archive, { handle: 'the big log' })).toContain('"the big log"');
+    for (const input of [undefined, null, {}, { handle: '' }, { handle: 7 }, '', '{"handle": ']) {
+      expect(executeExpandTool(archive, input)).toMatch(/^Error: expand_context needs a handle/);
+    }
+    const several = executeExpandTool(archive, { handle: `${textHandle} and ${outputHandle}` });
+    expect(several).toMatch(/^Error: .*several handles/);
+  });
+
+  describe('with an SQLite archive', () => {
+    let directory: string | undefined;
+    afterEach(() => {
+      if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+    });
+
+    it('expands from the file and reports an unreadable archive as an error message', () => {
+      directory = mkdtempSync(join(tmpdir(), 'precis-expand-'));
+      const archive = createSqliteArchive({ path: join(directory, 'archive.db') });
+      const { messagesHandle } = archiveWithSamples(archive);
+      expect(expand(archive, messagesHandle).content).toEqual(messages);
+      expect(executeExpandTool(archive, { handle: messagesHandle })).toContain(
+        '[user m1]\nFix the retry backoff',
+      );
+      archive.close();
+      const text = executeExpandTool(archive, { handle: messagesHandle });
+      expect(text).toMatch(/^Error: the archive could not be read \(archive .* is closed\)/);
+    });
+  });
+
+  it('lets errors that are not precis errors through', () => {
+    const broken: ArchiveStore = {
+      put: () => 'h-x',
+      has: () => false,
+      get: () => {
+        throw new TypeError('bug');
+      },
+    };
+    expect(() => executeExpandTool(broken, { handle: unknownHandle })).toThrow(TypeError);
+  });
+
+  it('shows every text and tool output of arbitrary archived conversations', () => {
+    const archive = createMemoryArchive();
+    fc.assert(
+      fc.property(messageConversation(), (conversation) => {
+        const handle = archive.put({
+          kind: 'messages',
+          content: conversation,
+          messageIds: [],
+          strategy: 's',
+        });
+        const text = executeExpandTool(archive, { handle });
+        for (const message of conversation) {
+          expect(text).toContain(`[${message.role}`);
+          if (typeof message.content === 'string') {
+            expect(text).toContain(message.content);
+            continue;
+          }
+          for (const part of message.content) {
+            if (part.type === 'text' || part.type === 'reasoning') expect(text).toContain(part.text);
+            if (part.type === 'tool-result') expect(text).toContain(toolOutputText(part.output));
+          }
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
