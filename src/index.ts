@@ -1,6 +1,7 @@
 // The stable public API of precis. Anything not exported here is internal.
 
 export * from './archive/index.js';
+export * from './engine/index.js';
 export * from './errors/index.js';
 export {
   type InspectOptions,

@@ -27,6 +27,23 @@ const commands: Record<string, Command> = {
       'precis convert <file> --to openai|anthropic|ai-sdk|precis [--from F] [--out FILE] [--reasoning field|drop]',
     load: () => import('./commands/convert.js'),
   },
+  compress: {
+    summary: 'compress a conversation to a token budget, archiving what was removed',
+    usage:
+      'precis compress <file> --budget <tokens|N%> [--to openai|anthropic|ai-sdk|precis] [--keep-recent N] [--report] [--store PATH | --no-store] [--from F] [--strict]',
+    load: () => import('./commands/compress.js'),
+  },
+  expand: {
+    summary: 'print an original that compress archived, by its handle',
+    usage: 'precis expand <handle> [--store PATH] [--json]',
+    load: () => import('./commands/expand.js'),
+  },
+  eval: {
+    summary: 'probe-based evaluation: which facts survive compression, next to plain truncation',
+    usage:
+      'precis eval <file...> --probes DIR --budget N%|TOKENS [--json] [--from F] [--strict] [--sidechains M]',
+    load: () => import('./commands/eval.js'),
+  },
 };
 
 /** Exit codes by error code: usage errors 2, bad data 65 (EX_DATAERR), unreadable input 66 (EX_NOINPUT). */

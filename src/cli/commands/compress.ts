@@ -1,0 +1,140 @@
+import { resolve } from 'node:path';
+import { createMemoryArchive } from '../../archive/archive-store.js';
+import { createSqliteArchive, type SqliteArchive } from '../../archive/sqlite-archive.js';
+import { type CompactResult, compact } from '../../engine/compact.js';
+import { InvalidArgumentError, PrecisError } from '../../errors/index.js';
+import { createTokenAccountant } from '../../tokens/index.js';
+import type { CliIo } from '../cli-io.js';
+import { formatInteger, formatPercent, formatTable } from '../format-table.js';
+import { oneOf, parseOptions } from '../parse-options.js';
+import { inputOptions, readInput } from '../read-input.js';
+import { formatConversionWarning, outputFormats, renderOutput } from '../render-output.js';
+
+/** Where the CLI keeps archived originals unless told otherwise, relative to the working directory. */
+export const defaultStorePath = '.precis/archive.db';
+
+/**
+ * `precis compress <file> --budget <tokens|N%>`: compacts any supported transcript to the budget, writes the
+ * result in the `--to` format on stdout and a short report on stderr (`--report`: the full report as JSON).
+ * Originals go to a SQLite archive (`.precis/archive.db`, `--store PATH`) so `precis expand <handle>` can read
+ * them back; `--no-store` keeps them in memory only. `--strict` stops at the first bad record and fails
+ * (exit 1, `budget-exceeded`) when the budget cannot be met.
+ */
+export async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseOptions(argv, {
+    ...inputOptions,
+    budget: { type: 'string', short: 'b' },
+    to: { type: 'string' },
+    'keep-recent': { type: 'string' },
+    report: { type: 'boolean' },
+    store: { type: 'string' },
+    'no-store': { type: 'boolean' },
+  });
+  const [file, ...extra] = positionals;
+  if (file === undefined || extra.length > 0)
+    throw new PrecisError('invalid-argument', 'compress takes exactly one input file');
+  if (values.budget === undefined)
+    throw new InvalidArgumentError(
+      '--budget',
+      'is required: a token count (8000) or a share of the input (10%)',
+    );
+  const to = oneOf('--to', values.to, outputFormats) ?? 'precis';
+  const keepRecentTurns = nonNegativeInteger('--keep-recent', values['keep-recent']);
+  if (values.store !== undefined && values['no-store'] === true)
+    throw new InvalidArgumentError('--no-store', 'cannot be combined with --store');
+
+  const loaded = await readInput(file, values, io);
+  const provider = to === 'openai' || to === 'anthropic' ? to : 'any';
+  const accountant = createTokenAccountant(provider === 'any' ? {} : { provider });
+  const tokensBefore = accountant.countConversation(loaded.conversation).totalTokens;
+  const budgetTokens = parseBudget(values.budget, tokensBefore);
+
+  const storePath = values['no-store'] === true ? undefined : resolve(values.store ?? defaultStorePath);
+  const archive: SqliteArchive | undefined =
+    storePath === undefined ? undefined : createSqliteArchive({ path: storePath });
+  let result: CompactResult;
+  try {
+    result = compact(loaded.conversation, {
+      budgetTokens,
+      provider,
+      accountant,
+      archive: archive ?? createMemoryArchive(),
+      strict: values.strict === true,
+      ...(keepRecentTurns === undefined ? {} : { keepRecentTurns }),
+    });
+  } finally {
+    archive?.close();
+  }
+
+  const { output, warnings } = renderOutput(result.conversation, to);
+  io.stdout(`${JSON.stringify(output, null, 2)}\n`);
+  for (const repair of result.report.repairs)
+    io.stderr(`repair: message ${repair.index}: ${repair.description}\n`);
+  for (const warning of warnings) io.stderr(formatConversionWarning(warning));
+  for (const warning of result.warnings) io.stderr(`warning: ${warning.message}\n`);
+  io.stderr(`${summary(result, storePath, values.store ?? defaultStorePath)}\n`);
+  if (values.report === true) io.stderr(`${JSON.stringify(result.report, null, 2)}\n`);
+  return 0;
+}
+
+/** `8000` tokens, or `10%` / `12.5%` of the input's tokens (rounded down). */
+export function parseBudget(value: string, tokensBefore: number): number {
+  const share = /^(\d+(?:\.\d+)?)%$/.exec(value.trim());
+  if (share !== null) {
+    const percent = Number(share[1]);
+    if (!(percent > 0 && percent <= 100))
+      throw new InvalidArgumentError('--budget', `a share must be in (0%, 100%], got "${value}"`);
+    return Math.floor((tokensBefore * percent) / 100);
+  }
+  const tokens = Number(value);
+  if (!(/^\d+$/.test(value.trim()) && Number.isSafeInteger(tokens) && tokens > 0))
+    throw new InvalidArgumentError(
+      '--budget',
+      `expected a token count (8000) or a share (10%), got "${value}"`,
+    );
+  return tokens;
+}
+
+function nonNegativeInteger(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = Number(value);
+  if (!(/^\d+$/.test(value.trim()) && Number.isSafeInteger(number)))
+    throw new InvalidArgumentError(option, `expected a non-negative integer, got "${value}"`);
+  return number;
+}
+
+function summary(result: CompactResult, storePath: string | undefined, shownPath: string): string {
+  const { report } = result;
+  const handles = new Set(
+    report.actions.flatMap((action) => (action.handle === undefined ? [] : [action.handle])),
+  );
+  const lines = [
+    `compressed ${formatInteger(report.tokensBefore)} → ${formatInteger(report.tokensAfter)} tokens ` +
+      `(${formatPercent(report.tokensAfter, report.tokensBefore)}; budget ${formatInteger(report.budgetTokens)}: ` +
+      `${report.withinBudget ? 'met' : 'NOT met'}), ${result.messages.length} messages, ${report.actions.length} actions`,
+  ];
+  if (report.strategies.length > 0) {
+    lines.push(
+      formatTable(
+        ['strategy', 'before', 'after', 'actions'],
+        report.strategies.map((strategy) => [
+          strategy.name,
+          formatInteger(strategy.tokensBefore),
+          formatInteger(strategy.tokensAfter),
+          formatInteger(strategy.actions),
+        ]),
+        ['left', 'right', 'right', 'right'],
+      ),
+    );
+  }
+  if (handles.size === 0) lines.push('nothing archived');
+  else if (storePath === undefined)
+    lines.push(
+      `${handles.size} originals archived in memory only (--no-store): their handles cannot be expanded later`,
+    );
+  else {
+    const store = shownPath === defaultStorePath ? '' : ` --store ${shownPath}`;
+    lines.push(`${handles.size} originals archived in ${storePath} (precis expand <handle>${store})`);
+  }
+  return lines.join('\n');
+}

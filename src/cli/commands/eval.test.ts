@@ -1,0 +1,105 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { EvalReport } from '../../eval/run-eval.js';
+import type { CliIo } from '../cli-io.js';
+import { runCli } from '../run-cli.js';
+import { findProbeFile, parseBudget } from './eval.js';
+
+const examples = join(import.meta.dirname, '..', '..', '..', 'examples', 'transcripts');
+const session = join(examples, 'fix-retry-backoff.openai.json');
+
+async function cli(...argv: string[]) {
+  const io: CliIo & { out: string; err: string } = {
+    out: '',
+    err: '',
+    isTerminal: false,
+    env: {},
+    stdout: (text) => {
+      io.out += text;
+    },
+    stderr: (text) => {
+      io.err += text;
+    },
+  };
+  const exitCode = await runCli(argv, io);
+  return { exitCode, stdout: io.out, stderr: io.err };
+}
+
+describe('precis eval', () => {
+  it('prints a side-by-side table of probe pass rates for the shipped example', async () => {
+    const { exitCode, stdout, stderr } = await cli('eval', session, '--probes', examples, '--budget', '10%');
+    expect(stderr).toContain('read ');
+    expect(exitCode).toBe(0);
+    expect(stdout).toContain('Probes passed at a budget of 10% of each session');
+    expect(stdout).toMatch(/session\s+tokens\s+budget\s+truncation\s+head\+tail\s+precis/);
+    expect(stdout).toMatch(/fix-retry-backoff\.openai\.json\s+[\d,]+\s+[\d,]+\s+\d+\/12 \d+%/);
+    for (const row of [
+      'recall',
+      'artifact',
+      'decision',
+      'continuation',
+      'first_offset <0.35',
+      'fact survival',
+    ])
+      expect(stdout).toContain(row);
+  });
+
+  it('--json gives the full report', async () => {
+    const { exitCode, stdout } = await cli(
+      'eval',
+      session,
+      '--probes',
+      examples,
+      '--budget',
+      '3000',
+      '--json',
+    );
+    expect(exitCode).toBe(0);
+    const report = JSON.parse(stdout) as EvalReport;
+    expect(report.budget).toEqual({ tokens: 3000 });
+    expect(report.compressors).toEqual(['truncation', 'head+tail', 'precis']);
+    expect(report.results).toHaveLength(3);
+    for (const result of report.results) {
+      expect(result.budgetTokens).toBe(3000);
+      expect(result.probes).toHaveLength(12);
+    }
+  });
+
+  it('fails clearly on a missing probe file, a bad budget, or missing options', async () => {
+    const empty = mkdtempSync(join(tmpdir(), 'precis-eval-'));
+    const missing = await cli('eval', session, '--probes', empty, '--budget', '10%');
+    expect(missing.exitCode).toBe(66);
+    expect(missing.stderr).toContain('no probe file');
+    expect(missing.stderr).toContain(join(empty, 'fix-retry-backoff.probes.json'));
+
+    writeFileSync(join(empty, 'fix-retry-backoff.probes.json'), '{"session": "x", "probes": [{}]}');
+    const malformed = await cli('eval', session, '--probes', empty, '--budget', '10%');
+    expect(malformed.exitCode).toBe(2);
+    expect(malformed.stderr).toContain('field probes[0].id');
+
+    expect((await cli('eval', session, '--probes', examples, '--budget', '150%')).exitCode).toBe(2);
+    expect((await cli('eval', session, '--budget', '10%')).stderr).toContain('--probes');
+    expect((await cli('eval', session, '--probes', examples)).stderr).toContain('--budget');
+    expect((await cli('eval', '--probes', examples, '--budget', '5%')).exitCode).toBe(2);
+  });
+});
+
+describe('parseBudget and findProbeFile', () => {
+  it('reads shares and token counts', () => {
+    expect(parseBudget('10%')).toEqual({ ratio: 0.1 });
+    expect(parseBudget('2.5%')).toEqual({ ratio: 0.025 });
+    expect(parseBudget('8000')).toEqual({ tokens: 8000 });
+    for (const bad of ['0%', '101%', '-5', 'ten', '0', '1.5'])
+      expect(() => parseBudget(bad)).toThrow(/--budget/);
+  });
+
+  it('tries the full file name first, then one extension less at a time', () => {
+    const directory = mkdtempSync(join(tmpdir(), 'precis-probes-'));
+    writeFileSync(join(directory, 'a.probes.json'), '{}');
+    expect(findProbeFile(directory, '/x/a.openai.json')).toBe(join(directory, 'a.probes.json'));
+    writeFileSync(join(directory, 'a.openai.json.probes.json'), '{}');
+    expect(findProbeFile(directory, '/x/a.openai.json')).toBe(join(directory, 'a.openai.json.probes.json'));
+  });
+});

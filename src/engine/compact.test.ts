@@ -1,0 +1,300 @@
+import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { richConversation } from '../../test/strategy-invariants.js';
+import { type ArchiveStore, createMemoryArchive } from '../archive/archive-store.js';
+import { isPrecisError } from '../errors/index.js';
+import { fromOpenAI } from '../messages/convert/openai.js';
+import { assignIds } from '../messages/ids.js';
+import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
+import { validateMessages } from '../messages/validate/index.js';
+import { createConversationBuilder } from '../testing/message-builders.js';
+import { createTokenAccountant } from '../tokens/index.js';
+import { type CompactOptions, type CompactResult, compact, preservedMessageIds } from './compact.js';
+
+const accountant = createTokenAccountant();
+
+const example: Conversation = fromOpenAI(
+  JSON.parse(
+    readFileSync(
+      new URL('../../examples/transcripts/fix-retry-backoff.openai.json', import.meta.url),
+      'utf8',
+    ),
+  ),
+);
+
+function logLines(seed: number, lines: number): string {
+  return Array.from(
+    { length: lines },
+    (_, line) =>
+      `src/module${seed}.ts:${line}: check ${line} of run ${seed} passed with value ${line * seed}`,
+  ).join('\n');
+}
+
+/** An agent session: one task, many tool calls with large outputs, a few assistant notes. */
+function agentSession(steps = 12): Message[] {
+  const builder = createConversationBuilder()
+    .system('You are a coding agent. Use the tools to inspect and change the repository.')
+    .user('Fix the flaky retry test in src/retry.ts; keep the public API unchanged.');
+  for (let step = 0; step < steps; step++) {
+    builder.tools(
+      [
+        { name: 'bash', input: { command: `npm test -- --run ${step}` }, output: logLines(step, 60) },
+        {
+          name: 'read_file',
+          input: { path: `src/module${step}.ts` },
+          output:
+            step % 3 === 0
+              ? { type: 'error-text', value: `Error: ENOENT src/module${step}.ts` }
+              : logLines(step + 100, 30),
+        },
+      ],
+      `Step ${step}: checking the test output and the module source.`,
+    );
+  }
+  builder.assistant('The retry loop exits one attempt early; I changed `<` to `<=` in src/retry.ts.');
+  builder.user('Good. Now run the whole suite once more.');
+  builder.tools([{ name: 'bash', input: { command: 'npm test' }, output: logLines(999, 20) }]);
+  builder.assistant('All tests pass.');
+  return builder.build();
+}
+
+const countOf = (messages: readonly Message[]) => accountant.countConversation(messages).totalTokens;
+
+function run(input: Conversation | Message[], options: Partial<CompactOptions> & { budgetTokens: number }) {
+  const archive = options.archive ?? createMemoryArchive();
+  return { archive, result: compact(input, { accountant, ...options, archive }) };
+}
+
+/** Every handle in the report is in the archive, and what it holds comes from the input or an earlier original. */
+function expectHandlesExpand(input: readonly Message[], result: CompactResult, archive: ArchiveStore): void {
+  const originals = assignIds(input);
+  const byId = new Map(originals.map((message) => [message.id, JSON.stringify(message)]));
+  const archived: string[] = [];
+  for (const action of result.report.actions) {
+    if (action.handle === undefined) continue;
+    const entry = archive.get(action.handle);
+    expect(entry, action.handle).toBeDefined();
+    if (entry === undefined) continue;
+    archived.push(JSON.stringify(entry.content));
+  }
+  for (const action of result.report.actions) {
+    if (action.handle === undefined) continue;
+    const entry = archive.get(action.handle)!;
+    const sources = [...entry.messageIds.map((id) => byId.get(id) ?? ''), ...archived];
+    if (entry.kind === 'messages') {
+      for (const message of entry.content as IdentifiedMessage[]) {
+        // The message is the input's, or an earlier strategy's version of it (whose original is archived).
+        expect(byId.has(message.id) || message.metadata?.origin === 'stub').toBe(true);
+      }
+    } else {
+      const content = JSON.stringify(entry.content);
+      const inner = typeof entry.content === 'string' ? JSON.stringify(entry.content).slice(1, -1) : content;
+      expect(sources.some((source) => source.includes(inner))).toBe(true);
+    }
+  }
+}
+
+function expectPreservedIdentical(
+  input: readonly Message[],
+  result: CompactResult,
+  keepRecentTurns = 2,
+): void {
+  const originals = assignIds(input);
+  const preserved = preservedMessageIds(originals, { keepRecentTurns, preserveFirstUserMessage: true });
+  const output = new Map(result.messages.map((message) => [message.id, message]));
+  for (const message of originals) {
+    if (!preserved.has(message.id)) continue;
+    expect(JSON.stringify(output.get(message.id))).toBe(JSON.stringify(message));
+  }
+}
+
+describe('compact', () => {
+  it('meets a feasible budget on an agent session with one task and keeps preserved messages', () => {
+    const input = agentSession();
+    const before = countOf(input);
+    for (const ratio of [0.5, 0.25, 0.1]) {
+      const budgetTokens = Math.floor(before * ratio);
+      const { result, archive } = run(input, { budgetTokens });
+      expect(result.report.tokensBefore).toBe(before);
+      expect(result.report.withinBudget).toBe(true);
+      expect(result.report.tokensAfter).toBe(countOf(result.messages));
+      expect(result.report.tokensAfter).toBeLessThanOrEqual(budgetTokens);
+      expect(result.warnings.filter((warning) => warning.type === 'compact-warning')).toEqual([]);
+      expect(validateMessages(result.messages).issues).toEqual([]);
+      expectPreservedIdentical(input, result);
+      expectHandlesExpand(input, result, archive);
+      expect(result.report.actions.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('does nothing to a conversation already within budget', () => {
+    const input = agentSession(2);
+    const { result } = run(input, { budgetTokens: countOf(input) });
+    expect(result.messages).toEqual(assignIds(input));
+    expect(result.report.strategies).toEqual([]);
+    expect(result.report.actions).toEqual([]);
+  });
+
+  it('runs the strategies in order and stops once the budget holds', () => {
+    const input = agentSession();
+    const { result } = run(input, { budgetTokens: Math.floor(countOf(input) * 0.6) });
+    const names = result.report.strategies.map((strategy) => strategy.name);
+    expect(names.at(-1)).toBe('stub-tool-outputs');
+    expect(names).not.toContain('drop-oldest-turns');
+    for (const strategy of result.report.strategies)
+      expect(strategy.tokensAfter).toBeLessThanOrEqual(strategy.tokensBefore);
+  });
+
+  it.each([0.1, 0.25])('compacts the example transcript to %s of its tokens, valid for OpenAI', (ratio) => {
+    const before = accountant.countConversation(example).totalTokens;
+    const budgetTokens = Math.floor(before * ratio);
+    const { result, archive } = run(example, { budgetTokens, provider: 'openai' });
+    expect(result.report.withinBudget).toBe(true);
+    expect(accountant.countConversation(result.conversation).totalTokens).toBeLessThanOrEqual(budgetTokens);
+    expect(validateMessages(result.messages, { provider: 'openai' }).issues).toEqual([]);
+    expectPreservedIdentical(example.messages, result);
+    expectHandlesExpand(example.messages, result, archive);
+  });
+
+  it('repairs for Anthropic and reports the repairs', () => {
+    const input: Message[] = [
+      { role: 'assistant', content: 'I will start by reading the file.' },
+      ...agentSession(6).slice(1),
+    ];
+    const { result } = run(input, { budgetTokens: Math.floor(countOf(input) * 0.3), provider: 'anthropic' });
+    expect(validateMessages(result.messages, { provider: 'anthropic' }).issues).toEqual([]);
+    expect(result.report.repairs.length).toBeGreaterThan(0);
+    expect(result.report.withinBudget).toBe(true);
+  });
+
+  it('is deterministic and idempotent', () => {
+    const input = agentSession();
+    for (const budgetTokens of [Math.floor(countOf(input) * 0.1), 50]) {
+      const first = run(input, { budgetTokens });
+      const second = run(input, { budgetTokens });
+      expect(second.result).toEqual(first.result);
+      const again = compact(first.result.messages, { accountant, budgetTokens, archive: first.archive });
+      expect(again.messages).toEqual(first.result.messages);
+      expect(again.report.actions).toEqual([]);
+      expect(again.report.repairs).toEqual([]);
+    }
+  });
+
+  it('keeps the current tool exchange whole at the recency boundary', () => {
+    const input = agentSession(4);
+    const ids = assignIds(input);
+    const preserved = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: true });
+    const firstRecent = ids.findIndex((message, index) => index > 1 && preserved.has(message.id));
+    expect(ids[firstRecent]?.role).not.toBe('tool');
+    for (let index = firstRecent; index < ids.length; index++)
+      expect(preserved.has(ids[index]!.id)).toBe(true);
+    // Pinned and system messages, the first user message.
+    expect(preserved.has(ids[0]!.id)).toBe(true);
+    expect(preserved.has(ids[1]!.id)).toBe(true);
+    expect(preserved.has(ids[2]!.id)).toBe(false);
+    const pinned = assignIds(
+      input.map((message, index) => (index === 3 ? { ...message, metadata: { pinned: true } } : message)),
+    );
+    expect(
+      preservedMessageIds(pinned, { keepRecentTurns: 1, preserveFirstUserMessage: false }).has(pinned[3]!.id),
+    ).toBe(true);
+  });
+
+  it('throws budget-exceeded in strict mode when the preserved messages alone exceed the budget', () => {
+    const input = agentSession(3);
+    let caught: unknown;
+    try {
+      run(input, { budgetTokens: 100, strict: true });
+    } catch (error) {
+      caught = error;
+    }
+    expect(isPrecisError(caught) && caught.code).toBe('budget-exceeded');
+    expect((caught as Error).message).toMatch(
+      /budget of 100 tokens: the smallest valid result has \d+ tokens/,
+    );
+  });
+
+  it('returns the smallest valid result with a warning when the budget cannot be met', () => {
+    const input = agentSession(3);
+    const { result } = run(input, { budgetTokens: 100 });
+    expect(result.report.withinBudget).toBe(false);
+    expect(result.report.tokensAfter).toBeLessThan(countOf(input));
+    expect(result.warnings).toContainEqual(expect.objectContaining({ type: 'compact-warning' }));
+    expect(validateMessages(result.messages).issues).toEqual([]);
+    expectPreservedIdentical(input, result);
+  });
+
+  it('counts tool schemas against the budget', () => {
+    const input: Conversation = {
+      messages: agentSession(),
+      tools: [
+        {
+          name: 'bash',
+          description: 'Run a shell command in the repository and return its output. '.repeat(20),
+          inputSchema: { type: 'object', properties: { command: { type: 'string' } } },
+        },
+      ],
+    };
+    const budgetTokens = Math.floor(accountant.countConversation(input).totalTokens * 0.2);
+    const { result } = run(input, { budgetTokens });
+    expect(result.conversation.tools).toEqual(input.tools);
+    expect(accountant.countConversation(result.conversation).totalTokens).toBeLessThanOrEqual(budgetTokens);
+  });
+
+  it('rejects bad input and options with typed errors', () => {
+    expect(() => compact([{ role: 'robot', content: 'x' }] as never, { budgetTokens: 10 })).toThrow(
+      expect.objectContaining({ code: 'invalid-message' }),
+    );
+    for (const options of [
+      { budgetTokens: -1 },
+      { budgetTokens: 1.5 },
+      { budgetTokens: 10, keepRecentTurns: -1 },
+      { budgetTokens: 10, provider: 'x' },
+    ])
+      expect(() => compact([], options as CompactOptions)).toThrow(
+        expect.objectContaining({ code: 'invalid-argument' }),
+      );
+  });
+
+  it('keeps its invariants on generated conversations', () => {
+    const providers = ['any', 'openai', 'anthropic'] as const;
+    let acting = 0;
+    let metBudget = 0;
+    fc.assert(
+      fc.property(
+        richConversation(6),
+        fc.double({ min: 0.02, max: 1.1, noNaN: true }),
+        fc.constantFrom(...providers),
+        fc.nat(3),
+        (input, ratio, provider, keepRecentTurns) => {
+          const budgetTokens = Math.floor(countOf(input) * ratio);
+          const options = { budgetTokens, provider, keepRecentTurns };
+          const { result, archive } = run(input, options);
+          if (result.report.actions.length > 0) acting++;
+          expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
+          expect(result.report.tokensAfter).toBe(countOf(result.messages));
+          expect(result.report.withinBudget).toBe(result.report.tokensAfter <= budgetTokens);
+          if (result.report.withinBudget) metBudget++;
+          else expect(result.warnings.some((warning) => warning.type === 'compact-warning')).toBe(true);
+          if (validateMessages(input, { provider }).valid) {
+            expectPreservedIdentical(input, result, keepRecentTurns);
+            // Feasible: the preserved messages leave room for the rest's stubs and markers.
+            const ids = assignIds(input);
+            const preserved = preservedMessageIds(ids, { keepRecentTurns, preserveFirstUserMessage: true });
+            const kept = countOf(ids.filter((message) => preserved.has(message.id)));
+            if (kept * 1.5 + 400 <= budgetTokens) expect(result.report.withinBudget).toBe(true);
+          }
+          expectHandlesExpand(input, result, archive);
+          expect(run(input, options).result).toEqual(result);
+          const again = compact(result.messages, { accountant, ...options, archive });
+          expect(again.messages).toEqual(result.messages);
+          expect(again.report.actions).toEqual([]);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    expect(acting).toBeGreaterThan(20);
+    expect(metBudget).toBeGreaterThan(20);
+  });
+});

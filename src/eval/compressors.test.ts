@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { messageConversation } from '../../test/arbitraries/messages.js';
+import { fromOpenAI } from '../messages/convert/openai.js';
+import type { Conversation, Message } from '../messages/types.js';
+import { repairPlaceholders, validateMessages } from '../messages/validate/index.js';
+import { createTokenAccountant } from '../tokens/index.js';
+import { type Compressor, headTailCompressor, truncationCompressor } from './compressors.js';
+
+const accountant = createTokenAccountant();
+const examplePath = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  'examples',
+  'transcripts',
+  'fix-retry-backoff.openai.json',
+);
+const example: Conversation = fromOpenAI(JSON.parse(readFileSync(examplePath, 'utf8')));
+const tokens = (messages: readonly Message[]) => accountant.countConversation(messages).totalTokens;
+const validity = { provider: 'any', allowPendingToolCalls: true } as const;
+
+/** Tool call ids answered in a message list, to check no call lost its results. */
+function pairs(messages: readonly Message[]) {
+  const calls = new Set<string>();
+  const results = new Set<string>();
+  for (const message of messages) {
+    if (typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type === 'tool-call') calls.add(part.toolCallId);
+      if (part.type === 'tool-result') results.add(part.toolCallId);
+    }
+  }
+  return { calls, results };
+}
+
+describe.each([truncationCompressor, headTailCompressor])('$name', (compressor: Compressor) => {
+  it.each([0.05, 0.1, 0.3, 0.6])(
+    'fits %s of the example, valid, keeping calls with their results',
+    (share) => {
+      const budget = Math.floor(tokens(example.messages) * share);
+      const output = compressor.compress(example, budget, { accountant });
+      expect(tokens(output)).toBeLessThanOrEqual(budget);
+      expect(tokens(output)).toBeGreaterThan(budget * 0.5);
+      expect(validateMessages(output, validity)).toEqual({ valid: true, issues: [] });
+      const { calls, results } = pairs(output);
+      expect([...calls].filter((id) => !results.has(id))).toEqual([]);
+      // The system prompt is always the first message (the head of head+tail starts there too).
+      expect(output[0]).toBe(example.messages[0]);
+    },
+  );
+
+  it('returns the conversation unchanged when it fits', () => {
+    const output = compressor.compress(example, tokens(example.messages), { accountant });
+    expect(output).toEqual(example.messages);
+  });
+
+  it('is deterministic', () => {
+    const budget = Math.floor(tokens(example.messages) * 0.2);
+    expect(compressor.compress(example, budget, { accountant })).toEqual(
+      compressor.compress(example, budget, { accountant }),
+    );
+  });
+
+  it('on generated conversations: valid, within budget unless nothing but the system prompt is left', () => {
+    fc.assert(
+      fc.property(
+        messageConversation({ valid: true, maxTurns: 8 }),
+        fc.double({ min: 0, max: 1.2, noNaN: true }),
+        (messages, share) => {
+          const budget = Math.floor(tokens(messages) * share);
+          const output = compressor.compress({ messages }, budget, { accountant });
+          expect(validateMessages(output, validity).valid).toBe(true);
+          const kept = output.filter((message) => message.role !== 'system');
+          if (kept.length > 0) expect(tokens(output)).toBeLessThanOrEqual(budget);
+          // Every kept message comes from the input or is a repair placeholder.
+          for (const message of output) if (!messages.includes(message)) expect(message.role).toBe('user');
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('truncationCompressor', () => {
+  it('keeps the most recent messages: its output ends like the input', () => {
+    const budget = Math.floor(tokens(example.messages) * 0.1);
+    const output = truncationCompressor.compress(example, budget, { accountant });
+    expect(output.at(-1)).toBe(example.messages.at(-1));
+    // Repair may put a `[conversation continues]` user message before a tail that starts with the assistant.
+    const tail = output
+      .slice(1)
+      .filter((message) => message.content !== repairPlaceholders.conversationStart);
+    expect(tail.length).toBeGreaterThanOrEqual(output.length - 2);
+    expect(tail).toEqual(example.messages.slice(example.messages.length - tail.length));
+  });
+});
+
+describe('headTailCompressor', () => {
+  it('keeps the start (system prompt and task) and the end', () => {
+    const budget = Math.floor(tokens(example.messages) * 0.1);
+    const output = headTailCompressor.compress(example, budget, { accountant });
+    expect(output.slice(0, 2)).toEqual(example.messages.slice(0, 2));
+    expect(output.at(-1)).toBe(example.messages.at(-1));
+  });
+});
