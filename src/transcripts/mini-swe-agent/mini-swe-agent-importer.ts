@@ -9,17 +9,16 @@
  * text mode fences actions as ```` ```mswea_bash_command ````. The action regex configured in the trajectory wins.
  */
 
-import { InvalidMessageError } from '../../errors/index.js';
 import { isRecord } from '../../internal/json-shapes.js';
-import type { AssistantContentPart, AssistantMessage, MessageMetadata } from '../../messages/types.js';
+import type { AssistantContentPart, MessageMetadata } from '../../messages/types.js';
+import { addNativeAssistant, addTextResult } from '../internal/builder-steps.js';
 import {
   contentText,
-  fromOpenAIMessage,
   isoFromUnixSeconds,
   notTheFormat,
   readJsonDocument,
 } from '../internal/record-readers.js';
-import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
+import { createTranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
@@ -280,7 +279,12 @@ function parse(text: string, context: ImportContext): ImportResult {
       if (answered !== undefined && metadata.exit !== true) {
         const exitCode = returnCodePattern.exec(text);
         if (exitCode !== null) metadata.exitCode = Number(exitCode[1]);
-        addResult(answered.toolCallId, shellToolName, text, metadata, builder, context);
+        addTextResult(
+          builder,
+          context,
+          { toolCallId: answered.toolCallId, toolName: shellToolName, text: text },
+          metadata,
+        );
       } else if (text === '') {
         context.ignore('empty-message');
       } else {
@@ -290,7 +294,7 @@ function parse(text: string, context: ImportContext): ImportResult {
     } else if (role === 'assistant') {
       firstModel ??= responseModelOf(raw);
       if (Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
-        addNativeAssistant(raw, record, metadata, builder, context);
+        addNativeAssistant(builder, context, raw, record, metadata, `message ${record}`);
         continue;
       }
       const next = records[record + 1];
@@ -332,7 +336,7 @@ function parse(text: string, context: ImportContext): ImportResult {
       const exitCode = returnCodePattern.exec(text);
       if (exitCode !== null) metadata.exitCode = Number(exitCode[1]);
       const toolName = builder.openCall(toolCallId)?.toolName ?? shellToolName;
-      addResult(toolCallId, toolName, text, metadata, builder, context);
+      addTextResult(builder, context, { toolCallId: toolCallId, toolName: toolName, text: text }, metadata);
     } else {
       context.malformed(`message ${record} has unknown role ${JSON.stringify(role)}`, { record });
     }
@@ -346,44 +350,6 @@ function parse(text: string, context: ImportContext): ImportResult {
   const conversation: ImportResult['conversation'] = { messages: builder.finish() };
   if (metadata.model !== undefined) conversation.model = metadata.model;
   return { conversation, metadata };
-}
-
-function addResult(
-  toolCallId: string,
-  toolName: string,
-  text: string,
-  metadata: MessageMetadata,
-  builder: TranscriptBuilder,
-  context: ImportContext,
-): void {
-  const placed = builder.toolResult(
-    { toolCallId, toolName, output: { type: 'text', value: text } },
-    metadata,
-  );
-  if (placed === 'dropped') context.ignore('orphaned tool result');
-  else context.use();
-}
-
-/** 2.x tool-calling replies: OpenAI `tool_calls`, converted by `fromOpenAI`. */
-function addNativeAssistant(
-  raw: Loose,
-  record: number,
-  metadata: MessageMetadata,
-  builder: TranscriptBuilder,
-  context: ImportContext,
-): void {
-  let message: AssistantMessage;
-  try {
-    message = fromOpenAIMessage(raw, record) as AssistantMessage;
-  } catch (error) {
-    if (!(error instanceof InvalidMessageError)) throw error;
-    context.malformed(`message ${record}: ${error.reason}${error.path ? ` (${error.path})` : ''}`, {
-      record,
-    });
-    return;
-  }
-  builder.assistant(message.content, metadata, { providerOptions: message.providerOptions });
-  context.use();
 }
 
 export const miniSweAgentImporter: TranscriptImporter = {

@@ -11,23 +11,17 @@
  * first (v0.x subroutines) are sidechains.
  */
 
-import { InvalidMessageError } from '../../errors/index.js';
 import { isRecord } from '../../internal/json-shapes.js';
 import type {
   AssistantContentPart,
-  AssistantMessage,
   Conversation,
   JSONValue,
   Message,
   MessageMetadata,
 } from '../../messages/types.js';
-import {
-  contentText,
-  fromOpenAIMessage,
-  notTheFormat,
-  readJsonDocument,
-} from '../internal/record-readers.js';
-import { createTranscriptBuilder, type TranscriptBuilder } from '../internal/transcript-builder.js';
+import { addNativeAssistant, addTextResult } from '../internal/builder-steps.js';
+import { contentText, notTheFormat, readJsonDocument } from '../internal/record-readers.js';
+import { createTranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
   ImportContext,
   ImportResult,
@@ -188,7 +182,12 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
         break;
       case 'user':
         if (answered !== undefined && !demo) {
-          addResult(answered, shellToolName, text, metadata, builder, context);
+          addTextResult(
+            builder,
+            context,
+            { toolCallId: answered, toolName: shellToolName, text: text },
+            metadata,
+          );
         } else if (text === '') {
           context.ignore('empty-message');
         } else {
@@ -198,7 +197,7 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
         break;
       case 'assistant': {
         if (!demo && Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
-          addNativeAssistant(raw, record, metadata, builder, context);
+          addNativeAssistant(builder, context, raw, record, metadata, `history entry ${record}`);
           break;
         }
         const split = demo ? undefined : actionOf(raw, text);
@@ -239,7 +238,7 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
           });
         }
         const toolName = builder.openCall(toolCallId)?.toolName ?? shellToolName;
-        addResult(toolCallId, toolName, text, metadata, builder, context);
+        addTextResult(builder, context, { toolCallId: toolCallId, toolName: toolName, text: text }, metadata);
         break;
       }
       default:
@@ -266,43 +265,6 @@ function actionOf(raw: Loose, text: string): ThoughtAndAction | undefined {
   // Text after the thought that is not the command itself stays with the thought.
   const keepsRest = rest.trim() !== '' && !rest.includes(recordedAction.trim());
   return { thought: keepsRest ? text : thought, action: recordedAction };
-}
-
-function addResult(
-  toolCallId: string,
-  toolName: string,
-  text: string,
-  metadata: MessageMetadata,
-  builder: TranscriptBuilder,
-  context: ImportContext,
-): void {
-  const placed = builder.toolResult(
-    { toolCallId, toolName, output: { type: 'text', value: text } },
-    metadata,
-  );
-  if (placed === 'dropped') context.ignore('orphaned tool result');
-  else context.use();
-}
-
-function addNativeAssistant(
-  raw: Loose,
-  record: number,
-  metadata: MessageMetadata,
-  builder: TranscriptBuilder,
-  context: ImportContext,
-): void {
-  let message: AssistantMessage;
-  try {
-    message = fromOpenAIMessage(raw, record) as AssistantMessage;
-  } catch (error) {
-    if (!(error instanceof InvalidMessageError)) throw error;
-    context.malformed(`history entry ${record}: ${error.reason}${error.path ? ` (${error.path})` : ''}`, {
-      record,
-    });
-    return;
-  }
-  builder.assistant(message.content, metadata, { providerOptions: message.providerOptions });
-  context.use();
 }
 
 function parseReplayConfig(value: unknown): Loose | undefined {
