@@ -55,6 +55,7 @@ export { unknownToolName } from './messages/convert/placeholders.js';
 export * from './messages/index.js';
 export * from './messages/validate/index.js';
 export * from './strategies/index.js';
+export * from './summary/index.js';
 export * from './tokens/index.js';
 export {
   detectTranscriptFormat,

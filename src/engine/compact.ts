@@ -8,8 +8,8 @@ import type { Conversation, IdentifiedMessage, Message } from '../messages/types
 import { type Repair, repairMessages, repairPlaceholders } from '../messages/validate/index.js';
 import { compactJsonOutputs } from '../strategies/compact-json-outputs/compact-json-outputs.js';
 import { deduplicate } from '../strategies/deduplicate/deduplicate.js';
-import { dropOldestTurns } from '../strategies/drop-oldest-turns/drop-oldest-turns.js';
 import { extractiveProse } from '../strategies/extractive-prose/extractive-prose.js';
+import { foldIntoSummary } from '../strategies/fold-into-summary/fold-into-summary.js';
 import { pruneCodeBodies } from '../strategies/prune-code-bodies/prune-code-bodies.js';
 import { removeFiller } from '../strategies/remove-filler/remove-filler.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyWarning } from '../strategies/strategy.js';
@@ -79,7 +79,9 @@ export interface CompactResult {
 /**
  * The default pipeline, cheapest and most faithful first (see ARCHITECTURE.md): strip old reasoning, remove
  * filler, compact JSON outputs, stub large tool outputs, stub near-duplicates, shorten long prose, prune code
- * bodies, and as a last resort drop the oldest turns. Every strategy stops as soon as the budget holds.
+ * bodies, and as a last resort drop the oldest turns, folding them into one anchored summary (`foldIntoSummary`,
+ * which runs `dropOldestTurns` and gives the summary up to 65% of the budget). Every strategy stops as soon as
+ * the budget holds.
  *
  * The strategies get `keepRecentTurns: 0`: recency is the engine's job, carried by the preserved ids (which
  * never split a tool call from its results), so a long agent loop under a single user message is still
@@ -95,7 +97,7 @@ export function defaultStrategies(): Strategy[] {
     deduplicate({ minTokens: 100, keepRecentTurns: 0 }),
     extractiveProse({ minTokens: 200, keepRecentTurns: 0 }),
     pruneCodeBodies({ minTokens: 200, keepRecentTurns: 0 }),
-    dropOldestTurns(),
+    foldIntoSummary(),
   ];
 }
 
@@ -259,7 +261,13 @@ export function preservedMessageIds(
   const preserved = new Set<string>();
   let firstUserSeen = !options.preserveFirstUserMessage;
   for (const message of messages) {
-    if (message.role === 'system' || message.metadata?.pinned === true) preserved.add(message.id);
+    // An anchored summary is rewritten only by the fold step (which merges into it), never by other strategies.
+    if (
+      message.role === 'system' ||
+      message.metadata?.pinned === true ||
+      message.metadata?.origin === 'summary'
+    )
+      preserved.add(message.id);
     if (!firstUserSeen && message.role === 'user' && isOriginalUserMessage(message)) {
       preserved.add(message.id);
       firstUserSeen = true;

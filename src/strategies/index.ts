@@ -14,6 +14,7 @@ export {
 export { dropOldestTurns } from './drop-oldest-turns/drop-oldest-turns.js';
 export { type CompressProseOptions, compressProse } from './extractive-prose/compress-prose.js';
 export { type ExtractiveProseOptions, extractiveProse } from './extractive-prose/extractive-prose.js';
+export { type FoldIntoSummaryOptions, foldIntoSummary } from './fold-into-summary/fold-into-summary.js';
 export {
   type CodeLanguage,
   codeLanguages,

@@ -18,7 +18,7 @@ const strategyName = 'drop-oldest-turns';
  * is dropped piecewise around it: its other user messages alone, and each assistant message together with
  * the tool messages that answer it, so a tool call never loses its result. Never dropped: system messages,
  * preserved messages, the last user message and the last assistant step (the current request and the work
- * in flight), and earlier markers.
+ * in flight), and earlier markers and anchored summaries (metadata origin `summary`).
  *
  * Each contiguous dropped span leaves one marker, `[N earlier messages archived: <handle>]` (metadata
  * origin `stub`), whose handle expands to the whole span; each turn's share of a span is archived too, as a
@@ -109,7 +109,9 @@ function applyDropOldestTurns(
   return { messages: output, actions: plan.actions, warnings };
 }
 
+/** A marker of an earlier drop, or an anchored summary (which folds dropped spans in): never dropped. */
 function isMarker(message: Message): boolean {
+  if (message.metadata?.origin === 'summary') return true;
   return message.metadata?.origin === 'stub' && message.metadata.strategy === strategyName;
 }
 

@@ -1,0 +1,249 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { assignIds } from '../messages/ids.js';
+import {
+  assistantMessage,
+  toolCall,
+  toolMessage,
+  toolResult,
+  userMessage,
+} from '../testing/message-builders.js';
+import { createO200kCounter } from '../tokens/index.js';
+import {
+  type AnchoredSummary,
+  anchoredSummaryToJson,
+  buildAnchoredSummary,
+  emptyAnchoredSummary,
+  mergeAnchoredSummary,
+  parseAnchoredSummary,
+  renderAnchoredSummary,
+} from './anchored-summary.js';
+
+const counter = createO200kCounter();
+
+function session() {
+  const read = toolCall('Read', { file_path: 'src/retry/backoff.ts' }, 'call-1');
+  const test = toolCall('Bash', { command: 'npx vitest run src/retry' }, 'call-2');
+  const edit = toolCall(
+    'Edit',
+    {
+      file_path: 'src/retry/backoff.ts',
+      old_string: 'delay * 2',
+      new_string: 'Math.min(delay * 2, maxDelay)',
+    },
+    'call-3',
+  );
+  const todo = toolCall(
+    'TodoWrite',
+    {
+      todos: [
+        { content: 'Cap the backoff delay', status: 'completed' },
+        { content: 'Add a jitter test', status: 'pending' },
+      ],
+    },
+    'call-4',
+  );
+  return assignIds([
+    userMessage('Fix the retry backoff in src/retry/backoff.ts so it never waits longer than 30 s.'),
+    assistantMessage([{ type: 'text', text: 'Let me read the file.' }, read]),
+    toolMessage(toolResult(read, 'export function backoff(delay: number) { return delay * 2; }')),
+    assistantMessage([test]),
+    toolMessage(
+      toolResult(test, {
+        type: 'error-text',
+        value:
+          'FAIL src/retry/backoff.test.ts\nAssertionError: expected 64000 to be less than or equal to 30000\nexit code 1',
+      }),
+    ),
+    userMessage('Do not change the public signature of backoff. Keep the tests in vitest.'),
+    assistantMessage([
+      {
+        type: 'text',
+        text: 'I decided to clamp with Math.min instead of a loop because it keeps the function pure. The first try with a while loop did not work.',
+      },
+      edit,
+    ]),
+    toolMessage(toolResult(edit, 'The file src/retry/backoff.ts has been updated.')),
+    assistantMessage([todo]),
+    toolMessage(toolResult(todo, 'Todos updated')),
+    assistantMessage('The cap is in. Next I will add a jitter test; still need to update the CHANGELOG.'),
+  ]);
+}
+
+describe('buildAnchoredSummary', () => {
+  it('fills the forced sections with verbatim items', () => {
+    const summary = buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] });
+    expect(summary.intent).toBe(
+      'Fix the retry backoff in src/retry/backoff.ts so it never waits longer than 30 s.',
+    );
+    expect(summary.constraints).toEqual([
+      'Do not change the public signature of backoff.',
+      'Keep the tests in vitest.',
+    ]);
+    expect(summary.files).toEqual([
+      expect.objectContaining({ path: 'src/retry/backoff.ts', status: 'modified' }),
+    ]);
+    expect(summary.decisions).toEqual([
+      'I decided to clamp with Math.min instead of a loop because it keeps the function pure.',
+    ]);
+    expect(summary.failedApproaches).toEqual(['The first try with a while loop did not work.']);
+    expect(summary.errors.join('\n')).toContain(
+      'AssertionError: expected 64000 to be less than or equal to 30000',
+    );
+    expect(summary.commands.join('\n')).toContain('npx vitest run src/retry');
+    expect(summary.tasks).toEqual([
+      { text: 'Cap the backoff delay', done: true },
+      { text: 'Add a jitter test', done: false },
+    ]);
+    expect(summary.nextSteps).toEqual(['Next I will add a jitter test; still need to update the CHANGELOG.']);
+    expect(summary.handles).toEqual(['h-0123456789abcdef0123']);
+    expect(summary.messageCount).toBe(11);
+  });
+
+  it('takes the intent from the task option when the first task was not dropped', () => {
+    const summary = buildAnchoredSummary(session().slice(1), { task: 'The original task' });
+    expect(summary.intent).toBe('The original task');
+  });
+
+  it('caps the intent', () => {
+    const summary = buildAnchoredSummary(assignIds([userMessage('x'.repeat(5000))]), { maxIntentChars: 100 });
+    expect(summary.intent).toBe(`${'x'.repeat(100)}…`);
+  });
+
+  it('is deterministic', () => {
+    expect(buildAnchoredSummary(session())).toEqual(buildAnchoredSummary(session()));
+  });
+});
+
+describe('renderAnchoredSummary', () => {
+  it('renders every non-empty section under a header naming the count and handles', () => {
+    const text = renderAnchoredSummary(
+      buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] }),
+    );
+    expect(
+      text.startsWith('[precis summary of 11 earlier messages — archived: h-0123456789abcdef0123]'),
+    ).toBe(true);
+    for (const title of [
+      'Session intent',
+      'User constraints',
+      'Files',
+      'Decisions',
+      'Errors → fixes',
+      'Failed approaches',
+      'Commands',
+      'Open tasks / blockers',
+      'Next steps',
+      'Archived',
+    ])
+      expect(text).toContain(`## ${title}\n`);
+    expect(text).toContain('`src/retry/backoff.ts` modified');
+    expect(text).toContain('- [ ] Add a jitter test');
+    expect(text).toContain('- [x] Cap the backoff delay');
+  });
+
+  it('fits maxTokens, shrinking sections and saying what was left out', () => {
+    const big = buildAnchoredSummary(session());
+    for (let index = 0; index < 200; index++)
+      big.errors.push(`Error ${index}: something failed in src/file-${index}.ts`);
+    const full = renderAnchoredSummary(big);
+    for (const maxTokens of [60, 150, 400, 1000]) {
+      const text = renderAnchoredSummary(big, { maxTokens, counter });
+      expect(counter.count(text)).toBeLessThanOrEqual(maxTokens);
+      expect(text.startsWith('[precis summary of')).toBe(true);
+    }
+    const capped = renderAnchoredSummary(big, { maxTokens: 1000, counter });
+    expect(capped).toContain('more in the archive)');
+    expect(capped.length).toBeLessThan(full.length);
+    // Sections share the budget: a long errors list does not crowd out the intent.
+    expect(capped).toContain('## Session intent');
+  });
+
+  it('returns only the header when nothing else fits', () => {
+    const summary = buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] });
+    expect(renderAnchoredSummary(summary, { maxTokens: 5 })).toBe(
+      '[precis summary of 11 earlier messages — archived: h-0123456789abcdef0123]',
+    );
+  });
+});
+
+describe('mergeAnchoredSummary', () => {
+  it('extends, never regenerates: earlier items stay first, repeats are dropped', () => {
+    const messages = session();
+    const first = buildAnchoredSummary(messages.slice(0, 5), { handles: ['h-a'] });
+    const second = buildAnchoredSummary(messages.slice(5), {
+      handles: ['h-b'],
+      task: 'a later, different task',
+    });
+    const merged = mergeAnchoredSummary(first, second);
+    expect(merged.intent).toBe(first.intent);
+    expect(merged.handles).toEqual(['h-a', 'h-b']);
+    expect(merged.messageCount).toBe(11);
+    expect(merged.errors.slice(0, first.errors.length)).toEqual(first.errors);
+    expect(merged.commands.slice(0, first.commands.length)).toEqual(first.commands);
+    expect(merged.files.map((file) => file.path)).toEqual(['src/retry/backoff.ts']);
+    expect(merged.files[0]?.status).toBe('modified');
+    expect(mergeAnchoredSummary(merged, merged).errors).toEqual(merged.errors);
+  });
+
+  it('never turns a done task back to open', () => {
+    const existing = { ...emptyAnchoredSummary(), tasks: [{ text: 'Cap the delay', done: true }] };
+    const update = { ...emptyAnchoredSummary(), tasks: [{ text: 'Cap the delay', done: false }] };
+    expect(mergeAnchoredSummary(existing, update).tasks).toEqual([{ text: 'Cap the delay', done: true }]);
+    expect(mergeAnchoredSummary(update, existing).tasks).toEqual([{ text: 'Cap the delay', done: true }]);
+  });
+
+  it('does not change its arguments', () => {
+    const existing = buildAnchoredSummary(session().slice(0, 5));
+    const copy = structuredClone(existing);
+    mergeAnchoredSummary(existing, buildAnchoredSummary(session().slice(5)));
+    expect(existing).toEqual(copy);
+  });
+
+  it('keeps every earlier item over any sequence of merges (property)', () => {
+    const item = fc.string({ minLength: 1, maxLength: 12 });
+    const record = fc.record({
+      errors: fc.array(item, { maxLength: 6 }),
+      decisions: fc.array(item, { maxLength: 6 }),
+      tasks: fc.array(fc.record({ text: item, done: fc.boolean() }), { maxLength: 6 }),
+    });
+    fc.assert(
+      fc.property(fc.array(record, { minLength: 1, maxLength: 5 }), (records) => {
+        const summaries: AnchoredSummary[] = records.map((fields) => {
+          const summary = { ...emptyAnchoredSummary(), messageCount: 1 };
+          for (const error of fields.errors) if (!summary.errors.includes(error)) summary.errors.push(error);
+          for (const decision of fields.decisions)
+            if (!summary.decisions.includes(decision)) summary.decisions.push(decision);
+          for (const task of fields.tasks)
+            if (!summary.tasks.some((existing) => existing.text === task.text)) summary.tasks.push(task);
+          return summary;
+        });
+        let merged = summaries[0]!;
+        const doneSoFar = new Set<string>();
+        for (const summary of summaries)
+          for (const task of summary.tasks) if (task.done) doneSoFar.add(task.text);
+        for (const summary of summaries.slice(1)) {
+          const before = merged;
+          merged = mergeAnchoredSummary(merged, summary);
+          expect(merged.errors.slice(0, before.errors.length)).toEqual(before.errors);
+          expect(merged.decisions.slice(0, before.decisions.length)).toEqual(before.decisions);
+          for (const error of summary.errors) expect(merged.errors).toContain(error);
+          expect(new Set(merged.errors).size).toBe(merged.errors.length);
+        }
+        for (const task of merged.tasks) expect(task.done).toBe(doneSoFar.has(task.text));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('parseAnchoredSummary', () => {
+  it('round-trips through JSON metadata and rejects other values', () => {
+    const summary = buildAnchoredSummary(session(), { handles: ['h-a'] });
+    expect(parseAnchoredSummary(anchoredSummaryToJson(summary))).toEqual(summary);
+    expect(parseAnchoredSummary(undefined)).toBeUndefined();
+    expect(parseAnchoredSummary({ version: 2 })).toBeUndefined();
+    expect(
+      parseAnchoredSummary({ ...(anchoredSummaryToJson(summary) as object), errors: [1] }),
+    ).toBeUndefined();
+  });
+});

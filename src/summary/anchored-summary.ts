@@ -1,0 +1,507 @@
+import { buildLedger, codeSpan, type LedgerSnapshot } from '../ledger/index.js';
+import { messageText, toolCallsOf } from '../messages/content.js';
+import type { IdentifiedMessage, JSONValue } from '../messages/types.js';
+import { createO200kCounter, type TokenCounter } from '../tokens/index.js';
+
+/**
+ * The anchored summary: a structured, deterministic record of what a span of dropped messages held, with
+ * forced sections, so facts (paths, errors, commands, decisions, the task) survive the span being dropped.
+ * Items are verbatim sentences or ledger rows; `mergeAnchoredSummary` only ever extends a record.
+ */
+export interface AnchoredSummary {
+  version: 1;
+  /** Messages folded in so far, over every merge. */
+  messageCount: number;
+  /** The first user task, verbatim (capped). */
+  intent?: string;
+  constraints: string[];
+  files: SummaryFile[];
+  decisions: string[];
+  errors: string[];
+  failedApproaches: string[];
+  commands: string[];
+  currentState: string[];
+  tasks: SummaryTask[];
+  nextSteps: string[];
+  /** Verbatim lines of the dropped messages dense in identifiers (paths, URLs, hashes, code), chronological. */
+  excerpts: string[];
+  /** Archive handles that expand to the folded messages. */
+  handles: string[];
+}
+
+export interface SummaryFile {
+  path: string;
+  status: string;
+  /** What changed, as the ledger saw it (tools, line counts). */
+  detail?: string;
+}
+
+export interface SummaryTask {
+  text: string;
+  done: boolean;
+}
+
+export interface BuildAnchoredSummaryOptions {
+  /** The session's first user task (it is usually preserved, so not among the dropped messages). */
+  task?: string;
+  /** Archive handles of the dropped messages. @default [] */
+  handles?: string[];
+  /** Characters of the task kept in `intent`. @default 1500 */
+  maxIntentChars?: number;
+  /** Characters of verbatim excerpts kept (the densest lines in identifiers). @default 12000 */
+  maxExcerptChars?: number;
+}
+
+export interface RenderAnchoredSummaryOptions {
+  /** Cap on the rendered text's tokens; sections are cut by their share of it. @default no cap */
+  maxTokens?: number;
+  /** @default the exact o200k counter */
+  counter?: TokenCounter;
+}
+
+type ListSection =
+  | 'constraints'
+  | 'decisions'
+  | 'errors'
+  | 'failedApproaches'
+  | 'commands'
+  | 'currentState'
+  | 'nextSteps'
+  | 'excerpts';
+
+/** Items kept per section in the record (the rendering caps further); the oldest are kept. */
+const maxItemsPerSection = 300;
+const maxSentenceChars = 400;
+
+const decisionCue =
+  /\b(decided|decide to|instead of|because|will use|I'll use|we'll use|chose|choose to|switch(?:ed)? to|the fix is|going with|opted)\b/i;
+const nextStepCue = /\b(next|TODO|remaining|still need|then I|after that|left to)\b/;
+const failureCue =
+  /\b(didn't work|did not work|doesn't work|does not work|not working|still fail(?:s|ing)?|failed again|reverted|revert(?:ing)? the|wrong approach|no luck|doesn't help|did not help)\b/i;
+const constraintCue =
+  /\b(must|should|shouldn't|don't|do not|never|always|please|make sure|ensure|avoid|only|instead|need to|use|keep|without)\b/i;
+const imperativeStart =
+  /^(add|avoid|be|change|check|create|do|don't|ensure|fix|implement|keep|leave|make|move|never|only|please|remove|rename|run|stop|try|update|use|write|always|note|focus|skip)\b/i;
+
+/** Sentences and lines of prose, split by regex (no Intl.Segmenter: quadratic on long strings in Node 20). */
+export function summarySentences(text: string): string[] {
+  const sentences: string[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (trimmed === '' || trimmed.startsWith('```') || trimmed.startsWith('~~~')) continue;
+    for (const piece of trimmed.split(/(?<=[.!?])\s+(?=[A-Z`"'([*-])/)) {
+      const sentence = piece.trim();
+      if (sentence.length < 8) continue;
+      sentences.push(
+        sentence.length > maxSentenceChars ? `${sentence.slice(0, maxSentenceChars)}…` : sentence,
+      );
+    }
+  }
+  return sentences;
+}
+
+function proseOf(message: IdentifiedMessage): string {
+  if (typeof message.content === 'string') return message.content;
+  return message.content
+    .map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : ''))
+    .filter((text) => text !== '' && !stubLine.test(text.trim()))
+    .join('\n');
+}
+
+function isSummaryOrStub(message: IdentifiedMessage): boolean {
+  return message.metadata?.origin === 'stub' || message.metadata?.origin === 'summary';
+}
+
+function pushUnique(list: string[], item: string): void {
+  if (!list.includes(item) && list.length < maxItemsPerSection) list.push(item);
+}
+
+function cap(text: string, maxChars: number): string {
+  const trimmed = text.trim();
+  return trimmed.length > maxChars ? `${trimmed.slice(0, maxChars)}…` : trimmed;
+}
+
+/** An empty record. */
+export function emptyAnchoredSummary(): AnchoredSummary {
+  return {
+    version: 1,
+    messageCount: 0,
+    constraints: [],
+    files: [],
+    decisions: [],
+    errors: [],
+    failedApproaches: [],
+    commands: [],
+    currentState: [],
+    tasks: [],
+    nextSteps: [],
+    excerpts: [],
+    handles: [],
+  };
+}
+
+/**
+ * Builds the record of `droppedMessages`: deterministic, every item verbatim from the messages (sentences,
+ * ledger paths, commands and errors). The first user message among them is the intent unless `task` is given;
+ * later user messages give constraints; assistant prose gives decisions, failed approaches and next steps;
+ * TodoWrite-style tool calls and `- [ ]` checklists give tasks; the ledger gives files, commands and errors.
+ */
+export function buildAnchoredSummary(
+  droppedMessages: readonly IdentifiedMessage[],
+  options: BuildAnchoredSummaryOptions = {},
+): AnchoredSummary {
+  const { task, handles = [], maxIntentChars = 1500, maxExcerptChars = 12_000 } = options;
+  const summary = emptyAnchoredSummary();
+  summary.messageCount = droppedMessages.length;
+  for (const handle of handles) pushUnique(summary.handles, handle);
+  const originals = droppedMessages.filter((message) => !isSummaryOrStub(message));
+  const users = originals.filter((message) => message.role === 'user' && proseOf(message).trim() !== '');
+  const intent = task ?? (users[0] === undefined ? undefined : proseOf(users[0]));
+  if (intent !== undefined && intent.trim() !== '') summary.intent = cap(intent, maxIntentChars);
+
+  for (const message of users) {
+    const text = proseOf(message);
+    if (intent !== undefined && text.trim() === intent.trim()) continue;
+    for (const sentence of summarySentences(text))
+      if (imperativeStart.test(sentence) || constraintCue.test(sentence))
+        pushUnique(summary.constraints, sentence);
+  }
+
+  const assistants = originals.filter((message) => message.role === 'assistant');
+  for (const message of assistants) {
+    for (const sentence of summarySentences(proseOf(message))) {
+      const checklist = /^[-*]\s*\[( |x|X)\]\s*(.+)$/.exec(sentence);
+      if (checklist !== null) {
+        addTask(summary.tasks, checklist[2]!.trim(), checklist[1] !== ' ');
+        continue;
+      }
+      if (failureCue.test(sentence)) pushUnique(summary.failedApproaches, sentence);
+      else if (decisionCue.test(sentence)) pushUnique(summary.decisions, sentence);
+    }
+    for (const call of toolCallsOf(message))
+      for (const todo of todosOf(call.input)) addTask(summary.tasks, todo.text, todo.done);
+  }
+  // Next steps and current state come from the latest assistant prose of the span.
+  const latest = assistants.slice(-3);
+  for (const message of latest)
+    for (const sentence of summarySentences(proseOf(message)))
+      if (nextStepCue.test(sentence)) pushUnique(summary.nextSteps, sentence);
+  const last = [...assistants].reverse().find((message) => proseOf(message).trim() !== '');
+  if (last !== undefined) {
+    const sentences = summarySentences(proseOf(last));
+    const lastSentence = sentences.at(-1);
+    if (lastSentence !== undefined) pushUnique(summary.currentState, `Last step: ${lastSentence}`);
+  }
+
+  addLedger(summary, buildLedger(droppedMessages));
+  for (const excerpt of excerptsOf(originals, maxExcerptChars)) pushUnique(summary.excerpts, excerpt);
+  return summary;
+}
+
+/** Identifier-like tokens: paths, URLs, code spans, hashes, issue numbers, snake/camel case, numbers with units. */
+const factPattern =
+  /https?:\/\/\S+|[\w.@-]*\/[\w.@/-]+|`[^`\n]+`|\b[0-9a-f]{7,40}\b|#\d+|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b|\b\d+(?:\.\d+)?\s*(?:passed|failed|tests?|errors?|files?|ms|s)\b|\w+\(\)|\b\w+\.\w{1,5}\b|--?[a-z][\w-]+/g;
+const stubLine = /^\[[^\]]*archived: h-[0-9a-f]+[^\]]*\]$/;
+
+function linesOfMessage(message: IdentifiedMessage): string[] {
+  const texts: string[] = [];
+  if (typeof message.content === 'string') texts.push(message.content);
+  else
+    for (const part of message.content) {
+      if (part.type === 'text' || part.type === 'reasoning') texts.push(part.text);
+      else if (part.type === 'tool-call')
+        texts.push(typeof part.input === 'string' ? part.input : jsonStrings(part.input).join('\n'));
+      else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
+    }
+  const lines: string[] = [];
+  for (const text of texts)
+    for (const line of text.split(/\r?\n/)) {
+      const trimmed = line.trim();
+      if (trimmed.length < 12 || stubLine.test(trimmed)) continue;
+      lines.push(trimmed.length > 240 ? `${trimmed.slice(0, 240)}…` : trimmed);
+    }
+  return lines;
+}
+
+/** String values of a JSON value (tool-call arguments), raw so quotes and backslashes stay verbatim. */
+function jsonStrings(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (Array.isArray(value)) return value.flatMap(jsonStrings);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(jsonStrings);
+  return [];
+}
+
+/** The lines densest in identifier-like tokens, up to `maxChars`, in their original order. */
+function excerptsOf(messages: readonly IdentifiedMessage[], maxChars: number): string[] {
+  const candidates: Array<{ line: string; position: number; score: number }> = [];
+  const seen = new Set<string>();
+  for (const message of messages)
+    for (const line of linesOfMessage(message)) {
+      if (seen.has(line)) continue;
+      seen.add(line);
+      const matches = line.match(factPattern)?.length ?? 0;
+      if (matches === 0) continue;
+      candidates.push({ line, position: candidates.length, score: matches / Math.sqrt(line.length + 20) });
+    }
+  const ranked = [...candidates].sort((a, b) => b.score - a.score || a.position - b.position);
+  const chosen: typeof candidates = [];
+  let used = 0;
+  for (const candidate of ranked) {
+    if (used + candidate.line.length > maxChars) continue;
+    chosen.push(candidate);
+    used += candidate.line.length;
+  }
+  return chosen.sort((a, b) => a.position - b.position).map((candidate) => candidate.line);
+}
+
+function todosOf(input: unknown): SummaryTask[] {
+  if (typeof input !== 'object' || input === null) return [];
+  const todos = (input as { todos?: unknown }).todos;
+  if (!Array.isArray(todos)) return [];
+  const tasks: SummaryTask[] = [];
+  for (const todo of todos) {
+    if (typeof todo !== 'object' || todo === null) continue;
+    const { content, status } = todo as { content?: unknown; status?: unknown };
+    if (typeof content === 'string' && content.trim() !== '')
+      tasks.push({ text: cap(content, maxSentenceChars), done: status === 'completed' });
+  }
+  return tasks;
+}
+
+function addTask(tasks: SummaryTask[], text: string, done: boolean): void {
+  const existing = tasks.find((task) => task.text === text);
+  if (existing !== undefined) existing.done ||= done;
+  else if (tasks.length < maxItemsPerSection) tasks.push({ text, done });
+}
+
+function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
+  for (const file of ledger.files) {
+    const changes = file.changes.map((change) => {
+      const lines =
+        change.lineCount !== undefined
+          ? ` ${change.lineCount} lines`
+          : change.linesAdded !== undefined || change.linesRemoved !== undefined
+            ? ` +${change.linesAdded ?? 0}/-${change.linesRemoved ?? 0}`
+            : '';
+      return `${change.kind}${lines}${change.symbols?.length ? ` (${change.symbols.join(', ')})` : ''}${change.failed ? ' failed' : ''}`;
+    });
+    const detail =
+      changes.length === 0
+        ? undefined
+        : changes.slice(0, 4).join('; ') + (changes.length > 4 ? `; +${changes.length - 4} more` : '');
+    addFile(summary.files, {
+      path: file.path,
+      status: file.status,
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+  for (const command of ledger.commands) {
+    const status =
+      command.status === 'failed'
+        ? `failed${command.exitCode === undefined ? '' : ` (exit ${command.exitCode})`}`
+        : command.status;
+    const line = `${codeSpan(cap(command.command.split('\n')[0] ?? '', 200))} → ${status}${command.runs > 1 ? `, ${command.runs} runs` : ''}`;
+    pushUnique(summary.commands, line);
+    if (command.failures > 0 && command.status === 'ok')
+      pushUnique(
+        summary.errors,
+        `${codeSpan(cap(command.command.split('\n')[0] ?? '', 200))} failed ${command.failures}× then passed`,
+      );
+  }
+  for (const error of ledger.errors)
+    pushUnique(
+      summary.errors,
+      `${codeSpan(error.message)} (from ${cap(error.source, 120)}${error.count > 1 ? `, ${error.count}×` : ''})`,
+    );
+  for (const test of ledger.tests) {
+    const counts = [
+      test.passed === undefined ? '' : `${test.passed} passed`,
+      test.failed === undefined ? '' : `${test.failed} failed`,
+    ].filter((piece) => piece !== '');
+    const failing =
+      test.failingTests.length === 0 ? '' : `; failing: ${test.failingTests.slice(0, 5).join(', ')}`;
+    pushUnique(
+      summary.currentState,
+      `${test.runner} ${test.status}${counts.length ? ` (${counts.join(', ')})` : ''}${failing}`,
+    );
+  }
+}
+
+function addFile(files: SummaryFile[], file: SummaryFile): void {
+  const existing = files.find((candidate) => candidate.path === file.path);
+  if (existing === undefined) {
+    if (files.length < maxItemsPerSection) files.push({ ...file });
+    return;
+  }
+  // `created` stays created; otherwise a change (modified/deleted) wins over a read.
+  if (existing.status !== 'created' && file.status !== 'read') existing.status = file.status;
+  if (file.detail !== undefined && file.detail !== existing.detail)
+    existing.detail =
+      existing.detail === undefined ? file.detail : cap(`${existing.detail}; ${file.detail}`, 600);
+}
+
+const listSections: readonly ListSection[] = [
+  'constraints',
+  'decisions',
+  'errors',
+  'failedApproaches',
+  'commands',
+  'currentState',
+  'nextSteps',
+  'excerpts',
+];
+
+/**
+ * Extends `existing` with `update`, never regenerating: every earlier item stays (in order, first), new items
+ * are appended, exact repeats are dropped, the earlier intent wins, files merge by path, and a task marked done
+ * stays done. Neither argument is changed.
+ */
+export function mergeAnchoredSummary(existing: AnchoredSummary, update: AnchoredSummary): AnchoredSummary {
+  const merged: AnchoredSummary = structuredClone(existing);
+  merged.messageCount = existing.messageCount + update.messageCount;
+  if (merged.intent === undefined && update.intent !== undefined) merged.intent = update.intent;
+  for (const section of listSections) for (const item of update[section]) pushUnique(merged[section], item);
+  for (const file of update.files) addFile(merged.files, file);
+  for (const task of update.tasks) addTask(merged.tasks, task.text, task.done);
+  for (const handle of update.handles) pushUnique(merged.handles, handle);
+  return merged;
+}
+
+/** Reads a record back from message metadata; undefined when it is not one. */
+export function parseAnchoredSummary(value: JSONValue | undefined): AnchoredSummary | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
+  const record = value as Record<string, unknown>;
+  if (record.version !== 1 || typeof record.messageCount !== 'number') return undefined;
+  const strings = (key: string) =>
+    Array.isArray(record[key]) && (record[key] as unknown[]).every((item) => typeof item === 'string');
+  if (![...listSections, 'handles'].every(strings)) return undefined;
+  if (!Array.isArray(record.files) || !Array.isArray(record.tasks)) return undefined;
+  if (record.intent !== undefined && typeof record.intent !== 'string') return undefined;
+  return structuredClone(value) as unknown as AnchoredSummary;
+}
+
+/** The record as JSON for message metadata. */
+export function anchoredSummaryToJson(summary: AnchoredSummary): JSONValue {
+  return JSON.parse(JSON.stringify(summary)) as JSONValue;
+}
+
+interface RenderedSection {
+  title: string;
+  /** Share of `maxTokens`. */
+  weight: number;
+  lines: string[];
+}
+
+function sectionsOf(summary: AnchoredSummary): RenderedSection[] {
+  const files = summary.files.map(
+    (file) => `- ${codeSpan(file.path)} ${file.status}${file.detail === undefined ? '' : `: ${file.detail}`}`,
+  );
+  const bullets = (items: readonly string[]) => items.map((item) => `- ${item}`);
+  const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
+  const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
+  return [
+    { title: 'Session intent', weight: 0.14, lines: summary.intent === undefined ? [] : [summary.intent] },
+    { title: 'User constraints', weight: 0.1, lines: bullets(summary.constraints) },
+    { title: 'Files', weight: 0.14, lines: files },
+    { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions) },
+    { title: 'Errors → fixes', weight: 0.14, lines: bullets(summary.errors) },
+    { title: 'Failed approaches', weight: 0.05, lines: bullets(summary.failedApproaches) },
+    { title: 'Commands', weight: 0.12, lines: bullets(summary.commands) },
+    { title: 'Current state', weight: 0.05, lines: bullets(summary.currentState) },
+    { title: 'Open tasks / blockers', weight: 0.06, lines: [...open, ...done] },
+    { title: 'Next steps', weight: 0.05, lines: bullets(summary.nextSteps) },
+    { title: 'Excerpts (verbatim)', weight: 0.3, lines: bullets(summary.excerpts) },
+    {
+      title: 'Archived',
+      weight: 0.05,
+      lines: summary.handles.length === 0 ? [] : [summary.handles.join(', ')],
+    },
+  ];
+}
+
+/** Lines that fit `maxTokens`, in order, skipping the ones that do not fit; the count of left-out lines. */
+function fitLines(
+  lines: readonly string[],
+  maxTokens: number,
+  counter: TokenCounter,
+): { kept: string[]; left: number } {
+  const kept: string[] = [];
+  let used = 0;
+  for (const line of lines) {
+    const tokens = counter.count(line) + 1;
+    if (used + tokens > maxTokens) continue;
+    kept.push(line);
+    used += tokens;
+  }
+  return { kept, left: lines.length - kept.length };
+}
+
+let defaultCounter: TokenCounter | undefined;
+
+function header(summary: AnchoredSummary): string {
+  const archived =
+    summary.handles.length === 0
+      ? ''
+      : ` — archived: ${summary.handles.slice(0, 3).join(', ')}${summary.handles.length > 3 ? ', …' : ''}`;
+  return `[precis summary of ${summary.messageCount} earlier ${summary.messageCount === 1 ? 'message' : 'messages'}${archived}]`;
+}
+
+/**
+ * Markdown under a `[precis summary of N earlier messages — archived: h-…]` header, one `##` section per
+ * non-empty section. With `maxTokens`, each section gets its share (unused shares go to the sections that
+ * need more) and lines that do not fit are left out with a `… (+N more in the archive)` note; the whole text
+ * is shrunk further until it fits (only the header when even that is too much). Deterministic.
+ */
+export function renderAnchoredSummary(
+  summary: AnchoredSummary,
+  options: RenderAnchoredSummaryOptions = {},
+): string {
+  const { maxTokens } = options;
+  defaultCounter ??= createO200kCounter();
+  const counter = options.counter ?? defaultCounter;
+  const sections = sectionsOf(summary).filter((section) => section.lines.length > 0);
+  const build = (caps: readonly number[] | undefined) => {
+    const pieces = [header(summary)];
+    sections.forEach((section, index) => {
+      const limit = caps?.[index];
+      const { kept, left } =
+        limit === undefined ? { kept: section.lines, left: 0 } : fitLines(section.lines, limit, counter);
+      if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
+      const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
+      pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);
+    });
+    return pieces.join('\n\n');
+  };
+  const full = build(undefined);
+  if (maxTokens === undefined || counter.count(full) <= maxTokens) return full;
+  const headerText = header(summary);
+  if (counter.count(headerText) >= maxTokens) return headerText;
+
+  // Each section's natural size, then its share, with the unused shares handed to the sections over theirs.
+  const natural = sections.map((section) =>
+    section.lines.reduce((sum, line) => sum + counter.count(line) + 1, 0),
+  );
+  let scale = 1;
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const available = Math.max(
+      0,
+      Math.floor((maxTokens - counter.count(headerText) - sections.length * 6) * scale),
+    );
+    const totalWeight = sections.reduce((sum, section) => sum + section.weight, 0);
+    const caps = sections.map((section) => Math.floor((available * section.weight) / totalWeight));
+    let spare = caps.reduce((sum, limit, index) => sum + Math.max(0, limit - natural[index]!), 0);
+    const hungryWeight = sections.reduce(
+      (sum, section, index) => sum + (natural[index]! > caps[index]! ? section.weight : 0),
+      0,
+    );
+    const finalCaps = caps.map((limit, index) => {
+      if (natural[index]! <= limit) return natural[index]!;
+      return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
+    });
+    spare = 0;
+    const text = build(finalCaps);
+    if (counter.count(text) <= maxTokens) return text;
+    scale *= 0.8;
+  }
+  return headerText;
+}
