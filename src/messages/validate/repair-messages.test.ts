@@ -1,40 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../../test/arbitraries/messages.js';
+import {
+  assistant,
+  call,
+  result,
+  system,
+  text,
+  tool,
+  user,
+} from '../../../test/support/validity-builders.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
-import type {
-  AssistantContentPart,
-  AssistantMessage,
-  Message,
-  Part,
-  ToolCallPart,
-  ToolMessage,
-  ToolResultPart,
-  UserMessage,
-} from '../types.js';
+import type { Message, Part, ToolResultPart } from '../types.js';
 import { repairMessages, repairPlaceholders } from './repair-messages.js';
 import { validateMessages } from './validate-messages.js';
 import { type RepairType, type ValidationTarget, validationTargets } from './validation-issue.js';
 
-const user = (content: UserMessage['content'] = 'hi', id?: string): UserMessage =>
-  id === undefined ? { role: 'user', content } : { role: 'user', content, id };
-const assistant = (...content: AssistantContentPart[]): AssistantMessage => ({ role: 'assistant', content });
-const call = (toolCallId: string, extra: Partial<ToolCallPart> = {}): ToolCallPart => ({
-  type: 'tool-call',
-  toolCallId,
-  toolName: 'bash',
-  input: { command: 'ls' },
-  ...extra,
-});
-const result = (toolCallId: string, value = 'out'): ToolResultPart => ({
-  type: 'tool-result',
-  toolCallId,
-  toolName: 'bash',
-  output: { type: 'text', value },
-});
-const tool = (...content: ToolResultPart[]): ToolMessage => ({ role: 'tool', content });
-const system = (content = 'be brief'): Message => ({ role: 'system', content });
-const text = (value: string) => ({ type: 'text' as const, text: value });
 const placeholder = (toolCallId: string, toolName = 'bash'): ToolResultPart => ({
   type: 'tool-result',
   toolCallId,

@@ -1,39 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../../test/arbitraries/messages.js';
+import {
+  assistant,
+  call,
+  result,
+  system,
+  text,
+  tool,
+  user,
+} from '../../../test/support/validity-builders.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
-import type {
-  AssistantContentPart,
-  AssistantMessage,
-  Message,
-  Part,
-  ToolCallPart,
-  ToolMessage,
-  ToolResultPart,
-  UserMessage,
-} from '../types.js';
+import type { Message, Part } from '../types.js';
 import { repairMessages } from './repair-messages.js';
 import { validateMessages } from './validate-messages.js';
 import { type ValidationTarget, validationTargets } from './validation-issue.js';
-
-const user = (content: UserMessage['content'] = 'hi'): UserMessage => ({ role: 'user', content });
-const assistant = (...content: AssistantContentPart[]): AssistantMessage => ({ role: 'assistant', content });
-const call = (toolCallId: string, extra: Partial<ToolCallPart> = {}): ToolCallPart => ({
-  type: 'tool-call',
-  toolCallId,
-  toolName: 'bash',
-  input: { command: 'ls' },
-  ...extra,
-});
-const result = (toolCallId: string, value = 'out'): ToolResultPart => ({
-  type: 'tool-result',
-  toolCallId,
-  toolName: 'bash',
-  output: { type: 'text', value },
-});
-const tool = (...content: ToolResultPart[]): ToolMessage => ({ role: 'tool', content });
-const system = (content = 'be brief'): Message => ({ role: 'system', content });
-const text = (value: string) => ({ type: 'text' as const, text: value });
 
 /** The issues as `type@index`, the shortest readable form. */
 function issuesOf(messages: Message[], provider: ValidationTarget = 'any', allowPendingToolCalls = false) {
