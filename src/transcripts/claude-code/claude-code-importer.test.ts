@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { expectValidForOpenAI, importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -13,17 +14,14 @@ import { TranscriptImportError } from '../../errors/index.js';
 import { messageText, toolCallsOf } from '../../messages/content.js';
 import type { Message, ToolMessage, UserMessage } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
-import { createImportContext, type ImportOptions, type ImportStats } from '../transcript-importer.js';
+import type { ImportOptions, ImportStats } from '../transcript-importer.js';
 import { claudeCodeImporter } from './claude-code-importer.js';
 
 const fixturesDir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const readFixture = (name: string) => readFileSync(join(fixturesDir, name), 'utf8');
 
-function importText(text: string, options: ImportOptions = {}) {
-  const context = createImportContext(options);
-  const result = claudeCodeImporter.parse(text, context);
-  return { ...result, context, messages: result.conversation.messages };
-}
+const importText = (text: string, options: ImportOptions = {}) =>
+  importWith(claudeCodeImporter, text, options);
 
 function importFixture(name: string, options: ImportOptions = {}) {
   return importText(readFixture(name), { file: name, ...options });
@@ -33,10 +31,6 @@ function importFixture(name: string, options: ImportOptions = {}) {
 function expectAllCounted(stats: ImportStats): void {
   const skipped = Object.values(stats.skipped).reduce((sum, count) => sum + count, 0);
   expect(stats.recordsUsed + skipped).toBe(stats.recordsRead);
-}
-
-function expectValidForOpenAI(messages: readonly Message[]): void {
-  expect(validateMessages(messages, { provider: 'openai' }).issues).toEqual([]);
 }
 
 const roles = (messages: readonly Message[]) => messages.map((message) => message.role);

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -13,7 +14,7 @@ import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.
 import { fromOpenAI, toOpenAI } from '../../messages/convert/openai.js';
 import type { AssistantMessage, Message, Part } from '../../messages/types.js';
 import { repairMessages, repairPlaceholders, validateMessages } from '../../messages/validate/index.js';
-import { createImportContext, type ImportOptions, type ImportStats } from '../transcript-importer.js';
+import type { ImportOptions, ImportStats } from '../transcript-importer.js';
 import { codexImporter } from './codex-importer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,11 +26,7 @@ const bare = 'rollout-2025-08-14T16-20-05-5f1c2d3e-aaaa-4bbb-8ccc-0123456789ab.j
 const typescript = 'rollout-2025-05-02-c3d4e5f6-1111-4222-8333-444455556666.json';
 const odd = 'rollout-odd-placement.jsonl';
 
-function importText(text: string, options: ImportOptions = {}) {
-  const context = createImportContext(options);
-  const result = codexImporter.parse(text, context);
-  return { ...result, context, messages: result.conversation.messages };
-}
+const importText = (text: string, options: ImportOptions = {}) => importWith(codexImporter, text, options);
 
 const importFixture = (name: string, options: ImportOptions = {}) =>
   importText(readFixture(name), { file: name, ...options });

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -13,18 +14,14 @@ import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.
 import { fromOpenAI, toOpenAI } from '../../messages/convert/openai.js';
 import type { Message, Part } from '../../messages/types.js';
 import { repairMessages, repairPlaceholders, validateMessages } from '../../messages/validate/index.js';
-import { createImportContext, type ImportOptions, type ImportStats } from '../transcript-importer.js';
+import type { ImportOptions, ImportStats } from '../transcript-importer.js';
 import { gptmeImporter } from './gptme-importer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const readFixture = (folder: string) =>
   readFileSync(join(here, 'fixtures', folder, 'conversation.jsonl'), 'utf8');
 
-function importText(text: string, options: ImportOptions = {}) {
-  const context = createImportContext(options);
-  const result = gptmeImporter.parse(text, context);
-  return { ...result, context, messages: result.conversation.messages };
-}
+const importText = (text: string, options: ImportOptions = {}) => importWith(gptmeImporter, text, options);
 
 const importFixture = (folder: string, options: ImportOptions = {}) =>
   importText(readFixture(folder), { file: `${folder}/conversation.jsonl`, ...options });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { expectValidForOpenAI, importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -10,24 +11,17 @@ import {
 } from '../../../test/support/probe-facts.js';
 import { TranscriptImportError } from '../../errors/index.js';
 import { toolCallsOf, toolResultsOf } from '../../messages/content.js';
-import type { AssistantMessage, Message, ToolMessage } from '../../messages/types.js';
-import { repairMessages, validateMessages } from '../../messages/validate/index.js';
-import { createImportContext, type ImportOptions } from '../transcript-importer.js';
+import type { AssistantMessage, ToolMessage } from '../../messages/types.js';
+import { repairMessages } from '../../messages/validate/index.js';
+import type { ImportOptions } from '../transcript-importer.js';
 import { fencedActionFinder, miniSweAgentImporter } from './mini-swe-agent-importer.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
 const otherFixture = (format: string, name: string) =>
   readFileSync(join(import.meta.dirname, '..', format, 'fixtures', name), 'utf8');
 
-function importText(text: string, options: ImportOptions = {}) {
-  const context = createImportContext({ file: 'run.traj.json', ...options });
-  const result = miniSweAgentImporter.parse(text, context);
-  return { ...result, messages: result.conversation.messages, context };
-}
-
-function expectValidForOpenAI(messages: Message[]) {
-  expect(validateMessages(messages, { provider: 'openai' })).toStrictEqual({ valid: true, issues: [] });
-}
+const importText = (text: string, options: ImportOptions = {}) =>
+  importWith(miniSweAgentImporter, text, { file: 'run.traj.json', ...options });
 
 const minimal = (messages: unknown[], info: object = {}) =>
   JSON.stringify({ info, messages, trajectory_format: 'mini-swe-agent-1' });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { expectValidForOpenAI, importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -10,23 +11,16 @@ import {
 import { TranscriptImportError } from '../../errors/index.js';
 import { toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type { Message } from '../../messages/types.js';
-import { repairMessages, validateMessages } from '../../messages/validate/index.js';
-import { createImportContext, type ImportOptions } from '../transcript-importer.js';
+import { repairMessages } from '../../messages/validate/index.js';
+import type { ImportOptions } from '../transcript-importer.js';
 import { openHandsImporter, parseTextFunctionCall } from './openhands-importer.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
 const otherFixture = (format: string, name: string) =>
   readFileSync(join(import.meta.dirname, '..', format, 'fixtures', name), 'utf8');
 
-function importText(text: string, options: ImportOptions = {}) {
-  const context = createImportContext({ file: 'dump.json', ...options });
-  const result = openHandsImporter.parse(text, context);
-  return { ...result, messages: result.conversation.messages, context };
-}
-
-function expectValidForOpenAI(messages: Message[]) {
-  expect(validateMessages(messages, { provider: 'openai' })).toStrictEqual({ valid: true, issues: [] });
-}
+const importText = (text: string, options: ImportOptions = {}) =>
+  importWith(openHandsImporter, text, { file: 'dump.json', ...options });
 
 const resultText = (message: Message) => {
   const [result] = toolResultsOf(message);

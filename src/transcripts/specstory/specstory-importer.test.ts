@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  expectStatsAddUp,
+  expectValidWithoutRepairs,
+  importWith,
+} from '../../../test/support/importer-harness.js';
+import {
   factSurvival,
   hasSharedSessions,
   loadProbes,
@@ -19,17 +24,14 @@ import type {
   ToolMessage,
 } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
-import { createImportContext, type ImportOptions } from '../transcript-importer.js';
+import type { ImportOptions } from '../transcript-importer.js';
 import { specStoryImporter, specStoryNoContents, specStoryNoOutput } from './specstory-importer.js';
 
 // Fixtures end in .txt, not .md: Biome formats markdown and would rewrite SpecStory's whitespace-only lines.
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
 
-function importText(text: string, options: ImportOptions = {}) {
-  const context = createImportContext(options);
-  const result = specStoryImporter.parse(text, context);
-  return { ...result, messages: result.conversation.messages, context };
-}
+const importText = (text: string, options: ImportOptions = {}) =>
+  importWith(specStoryImporter, text, options);
 
 const calls = (messages: readonly Message[]): ToolCallPart[] => messages.flatMap(toolCallsOf);
 const resultText = (messages: readonly Message[], toolCallId: string): string => {
@@ -64,16 +66,6 @@ function contentLines(text: string): string[] {
           line,
         ),
     );
-}
-
-function expectValidWithoutRepairs(messages: Message[]): void {
-  expect(validateMessages(messages, { provider: 'openai' }).issues).toEqual([]);
-  expect(repairMessages(messages, { provider: 'openai' }).repairs).toEqual([]);
-}
-
-function expectStatsAddUp(context: ReturnType<typeof createImportContext>): void {
-  const skipped = Object.values(context.stats.skipped).reduce((sum, count) => sum + count, 0);
-  expect(context.stats.recordsUsed + skipped).toBe(context.stats.recordsRead);
 }
 
 describe('specStoryImporter.detect', () => {
