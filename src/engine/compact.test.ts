@@ -99,9 +99,10 @@ function expectPreservedIdentical(
   input: readonly Message[],
   result: CompactResult,
   keepRecentTurns = 2,
+  preserveFirstUserMessage = true,
 ): void {
   const originals = assignIds(input);
-  const preserved = preservedMessageIds(originals, { keepRecentTurns, preserveFirstUserMessage: true });
+  const preserved = preservedMessageIds(originals, { keepRecentTurns, preserveFirstUserMessage });
   const output = new Map(result.messages.map((message) => [message.id, message]));
   for (const message of originals) {
     if (!preserved.has(message.id)) continue;
@@ -222,7 +223,39 @@ describe('compact', () => {
     expect(result.report.tokensAfter).toBeLessThan(countOf(input));
     expect(result.warnings).toContainEqual(expect.objectContaining({ type: 'compact-warning' }));
     expect(validateMessages(result.messages).issues).toEqual([]);
+    // Relaxing would not make it fit either, so the configured preservation holds.
+    expect(result.report.relaxedPreservation).toBeUndefined();
     expectPreservedIdentical(input, result);
+  });
+
+  it('relaxes the preservation (never the last turn) before giving up the budget', () => {
+    const input = agentSession(3);
+    const ids = assignIds(input);
+    const preserved = preservedMessageIds(ids, { keepRecentTurns: 2, preserveFirstUserMessage: true });
+    const preservedTokens = countOf(ids.filter((message) => preserved.has(message.id)));
+    const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: true });
+    const lastTurnTokens = countOf(ids.filter((message) => lastTurn.has(message.id)));
+    const budgetTokens = Math.floor((preservedTokens + lastTurnTokens) / 2) + 150;
+    expect(budgetTokens).toBeLessThan(preservedTokens);
+
+    const { result } = run(input, { budgetTokens });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.relaxedPreservation).toEqual({ keepRecentTurns: 1, preserveFirstUserMessage: true });
+    expect(result.warnings).toContainEqual(
+      expect.objectContaining({
+        type: 'compact-warning',
+        message: expect.stringMatching(/keepRecentTurns 1/),
+      }),
+    );
+    expectPreservedIdentical(input, result, 1);
+    expect(validateMessages(result.messages).issues).toEqual([]);
+    // Strict mode keeps the contract instead.
+    expect(() => run(input, { budgetTokens, strict: true })).toThrow(
+      expect.objectContaining({ code: 'budget-exceeded' }),
+    );
+    // Within the budget now, so compacting again changes nothing.
+    const again = compact(result.messages, { accountant, budgetTokens });
+    expect(again.messages).toEqual(result.messages);
   });
 
   it('counts tool schemas against the budget', () => {
@@ -278,7 +311,13 @@ describe('compact', () => {
           if (result.report.withinBudget) metBudget++;
           else expect(result.warnings.some((warning) => warning.type === 'compact-warning')).toBe(true);
           if (validateMessages(input, { provider }).valid) {
-            expectPreservedIdentical(input, result, keepRecentTurns);
+            const relaxed = result.report.relaxedPreservation;
+            expectPreservedIdentical(
+              input,
+              result,
+              relaxed?.keepRecentTurns ?? keepRecentTurns,
+              relaxed?.preserveFirstUserMessage ?? true,
+            );
             // Feasible: the preserved messages leave room for the rest's stubs and markers.
             const ids = assignIds(input);
             const preserved = preservedMessageIds(ids, { keepRecentTurns, preserveFirstUserMessage: true });

@@ -61,6 +61,11 @@ export interface CompactReport {
   actions: StrategyAction[];
   /** What was repaired so the result is valid for the provider (before and after the strategies). */
   repairs: Repair[];
+  /**
+   * Set when the configured preservation alone did not fit the budget and a weaker one was used (never in
+   * strict mode): the last turn, system and pinned messages are still kept byte-identical.
+   */
+  relaxedPreservation?: Pick<CompactOptions, 'keepRecentTurns' | 'preserveFirstUserMessage'>;
 }
 
 export interface CompactWarning {
@@ -111,16 +116,49 @@ const maxRounds = 3;
  * reported). Deterministic for the same input and options, and idempotent: compacting the result again under
  * the same options changes nothing.
  *
- * When the budget cannot be met (what must be kept is larger than the budget), the smallest valid result
- * comes back with a `compact-warning`, or, with `strict`, a `budget-exceeded` PrecisError is thrown.
+ * When what must be kept is larger than the budget, `strict` throws a `budget-exceeded` PrecisError;
+ * otherwise the preservation is relaxed if that makes the budget hold (one recent turn, then the task message
+ * compressible too; reported in `report.relaxedPreservation` with a `compact-warning`), and if even that
+ * cannot fit, the smallest valid result under the configured preservation comes back with a `compact-warning`.
  *
  * @throws InvalidMessageError when the input is not a conversation or a message array
  * @throws InvalidArgumentError when an option is out of range
  * @throws PrecisError `budget-exceeded` in strict mode when the result does not fit the budget
  */
 export function compact(input: Conversation | readonly Message[], options: CompactOptions): CompactResult {
+  const first = compactOnce(input, options);
+  if (first.report.withinBudget) return first;
+  // Over budget, the drop and fold steps can leave work that a second pass over their own output would do
+  // (markers and turns kept for role alternation become droppable). Pass again until nothing changes, so
+  // compacting the result again is a no-op.
+  let result = first;
+  for (let pass = 0; pass < maxFixedPointPasses; pass++) {
+    const next = compactOnce({ ...result.conversation, messages: result.messages }, options);
+    if (sameMessages(next.messages, result.messages)) break;
+    result = {
+      ...next,
+      report: {
+        ...next.report,
+        tokensBefore: first.report.tokensBefore,
+        strategies: [...result.report.strategies, ...next.report.strategies],
+        actions: [...result.report.actions, ...next.report.actions],
+        repairs: [...result.report.repairs, ...next.report.repairs],
+      },
+      warnings: [...result.warnings.filter((warning) => warning.type !== 'compact-warning'), ...next.warnings],
+    };
+  }
+  return result;
+}
+
+const maxFixedPointPasses = 3;
+
+function sameMessages(left: readonly Message[], right: readonly Message[]): boolean {
+  return left.length === right.length && JSON.stringify(left) === JSON.stringify(right);
+}
+
+function compactOnce(input: Conversation | readonly Message[], options: CompactOptions): CompactResult {
   const settings = checkOptions(options);
-  const { budgetTokens, provider, accountant, archive, strategies, strict } = settings;
+  const { budgetTokens, provider, accountant, strict } = settings;
   const conversation = parseConversation(Array.isArray(input) ? [...input] : input);
 
   const count = (messages: readonly Message[]) =>
@@ -135,42 +173,39 @@ export function compact(input: Conversation | readonly Message[], options: Compa
   let messages = assignIds(initial.messages);
   const preservedIds = preservedMessageIds(messages, settings);
 
-  const strategyReports: CompactStrategyReport[] = [];
-  const actions: StrategyAction[] = [];
-  const warnings: CompactResult['warnings'] = [];
-  let strategyBudget = budgetTokens - fixedTokens;
-  for (let round = 0; round < maxRounds; round++) {
-    for (const strategy of strategies) {
-      const before = count(messages);
-      if (before <= budgetTokens) break;
-      const context: StrategyContext = {
-        budgetTokens: Math.max(0, strategyBudget),
-        accountant,
-        archive,
-        preservedIds,
-      };
-      const result = strategy.apply(messages, context);
-      messages = result.messages;
-      const after = count(messages);
-      strategyReports.push({
-        name: strategy.name,
-        tokensBefore: before,
-        tokensAfter: after,
-        actions: result.actions.length,
-      });
-      actions.push(...result.actions);
-      warnings.push(...result.warnings);
+  const run = (preserved: ReadonlySet<string>) =>
+    runPipeline(messages, { ...settings, preservedIds: preserved, count, fixedTokens });
+  let attempt = run(preservedIds);
+  let relaxedPreservation: CompactReport['relaxedPreservation'];
+  if (attempt.tokens > budgetTokens && !strict) {
+    // The budget is what keeps the next request from failing, so it outranks recency: give up the older
+    // preserved turns (then the task message, which the summary's intent still carries) when that makes the
+    // budget hold. Only then: a relaxed result that still does not fit would be chosen anew on every call.
+    // The last turn, system messages and pinned messages are never given up.
+    for (const relaxed of relaxedPreservations(settings)) {
+      const retry = run(preservedMessageIds(messages, relaxed));
+      if (retry.tokens > budgetTokens) continue;
+      attempt = retry;
+      relaxedPreservation = relaxed;
+      break;
     }
-    const repaired = repairMessages(messages, { provider });
-    repairs.push(...repaired.repairs);
-    messages = assignIds(repaired.messages);
-    const overshoot = count(messages) - budgetTokens;
-    // Strategies are idempotent, so another round only helps when this round's repairs added tokens.
-    if (overshoot <= 0 || repaired.repairs.length === 0) break;
-    strategyBudget -= overshoot;
   }
+  const { strategyReports, warnings } = attempt;
+  // Steps whose net effect is nothing (an idempotent re-run) are not reported as actions.
+  const actions = sameMessages(attempt.messages, messages) ? [] : attempt.actions;
+  repairs.push(...attempt.repairs);
+  messages = attempt.messages;
+  if (relaxedPreservation !== undefined)
+    warnings.push({
+      type: 'compact-warning',
+      message:
+        `the preserved messages did not fit the budget of ${budgetTokens} tokens: compacted with ` +
+        `keepRecentTurns ${relaxedPreservation.keepRecentTurns}` +
+        (relaxedPreservation.preserveFirstUserMessage ? '' : ' and the first user message compressible') +
+        ' (originals are in the archive; strict mode throws instead)',
+    });
 
-  const tokensAfter = count(messages);
+  const tokensAfter = attempt.tokens;
   const withinBudget = tokensAfter <= budgetTokens;
   if (!withinBudget) {
     const preservedTokens = count(messages.filter((message) => preservedIds.has(message.id)));
@@ -191,9 +226,86 @@ export function compact(input: Conversation | readonly Message[], options: Compa
       strategies: strategyReports,
       actions,
       repairs,
+      ...(relaxedPreservation === undefined ? {} : { relaxedPreservation }),
     },
     warnings,
   };
+}
+
+interface PipelineRun {
+  messages: IdentifiedMessage[];
+  tokens: number;
+  strategyReports: CompactStrategyReport[];
+  actions: StrategyAction[];
+  warnings: CompactResult['warnings'];
+  repairs: Repair[];
+}
+
+interface PipelineSettings extends CompactSettings {
+  preservedIds: ReadonlySet<string>;
+  count: (messages: readonly Message[]) => number;
+  fixedTokens: number;
+}
+
+/** Runs the strategies in order until the budget holds, then repairs; repeats while repairs add tokens. */
+function runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): PipelineRun {
+  const { budgetTokens, provider, accountant, archive, strategies, preservedIds, count, fixedTokens } =
+    settings;
+  let messages = input;
+  const run: PipelineRun = {
+    messages,
+    tokens: 0,
+    strategyReports: [],
+    actions: [],
+    warnings: [],
+    repairs: [],
+  };
+  let strategyBudget = budgetTokens - fixedTokens;
+  for (let round = 0; round < maxRounds; round++) {
+    for (const strategy of strategies) {
+      const before = count(messages);
+      if (before <= budgetTokens) break;
+      const context: StrategyContext = {
+        budgetTokens: Math.max(0, strategyBudget),
+        accountant,
+        archive,
+        preservedIds: preservedIds as Set<string>,
+      };
+      const result = strategy.apply(messages, context);
+      messages = result.messages;
+      run.strategyReports.push({
+        name: strategy.name,
+        tokensBefore: before,
+        tokensAfter: count(messages),
+        actions: result.actions.length,
+      });
+      run.actions.push(...result.actions);
+      run.warnings.push(...result.warnings);
+    }
+    const repaired = repairMessages(messages, { provider });
+    run.repairs.push(...repaired.repairs);
+    messages = assignIds(repaired.messages);
+    const overshoot = count(messages) - budgetTokens;
+    // Strategies are idempotent, so another round only helps when this round's repairs added tokens.
+    if (overshoot <= 0 || repaired.repairs.length === 0) break;
+    strategyBudget -= overshoot;
+  }
+  run.messages = messages;
+  run.tokens = count(messages);
+  return run;
+}
+
+type Preservation = Pick<CompactSettings, 'keepRecentTurns' | 'preserveFirstUserMessage'>;
+
+/** Weaker preservations to try, in order, when the configured one leaves no room: one turn, then no task. */
+function relaxedPreservations(settings: Preservation): Preservation[] {
+  const lastTurn = Math.min(1, settings.keepRecentTurns);
+  const relaxed: Preservation[] = [];
+  if (lastTurn < settings.keepRecentTurns)
+    relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: settings.preserveFirstUserMessage });
+  if (settings.preserveFirstUserMessage)
+    relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: false });
+  return relaxed;
 }
 
 interface CompactSettings {
