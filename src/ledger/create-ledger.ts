@@ -299,6 +299,7 @@ export function createLedger(): Ledger {
           if (summary?.passed !== undefined) run.passed = summary.passed;
           if (summary?.failed !== undefined) run.failed = summary.failed;
           if (summary?.skipped !== undefined) run.skipped = summary.skipped;
+          if (summary?.summaryLines !== undefined) run.summaryLines = summary.summaryLines;
           tests.push(run);
         }
       }

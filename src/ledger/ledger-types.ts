@@ -94,6 +94,8 @@ export interface LedgerTestRun {
   failed?: number;
   skipped?: number;
   failingTests: string[];
+  /** The runner's own summary lines, verbatim. */
+  summaryLines?: string[];
 }
 
 export interface LedgerReference {

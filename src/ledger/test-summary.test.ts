@@ -13,6 +13,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 2,
       failingTests: ['tests/test_units.py::test_metric'],
+      summaryLines: ['==== 1 failed, 6 passed, 2 skipped in 0.42s ===='],
     });
     expect(parseTestSummary('60 passed, 10 skipped in 3.10s')).toMatchObject({
       runner: 'pytest',
@@ -34,6 +35,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 2,
       failingTests: ['test_aggregation_subquery (aggregation.tests.AggregateTestCase)'],
+      summaryLines: ['Ran 116 tests in 0.5s', 'FAILED (failures=1, skipped=2)'],
     });
   });
 
@@ -50,6 +52,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 0,
       failingTests: ['test/retry.test.ts > caps the delay'],
+      summaryLines: ['Test Files  1 failed | 8 passed (9)', 'Tests  1 failed | 56 passed (57)'],
     });
   });
 
@@ -62,6 +65,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 0,
       failingTests: ['picks Celsius with --metric'],
+      summaryLines: ['Tests:       1 failed, 6 passed, 7 total'],
     });
   });
 
@@ -74,6 +78,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 1,
       failingTests: ['retry'],
+      summaryLines: ['4 passing (20ms)', '1 pending', '1 failing'],
     });
   });
 
@@ -86,6 +91,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 0,
       failingTests: ['TestB'],
+      summaryLines: ['FAIL\texample.com/pkg\t0.02s'],
     });
     const cargo =
       'test tests::a ... ok\ntest tests::b ... FAILED\n\ntest result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured';
@@ -95,6 +101,7 @@ describe('parseTestSummary', () => {
       failed: 1,
       skipped: 0,
       failingTests: ['tests::b'],
+      summaryLines: ['test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured'],
     });
   });
 

@@ -9,6 +9,8 @@ export interface TestSummary {
   skipped?: number;
   /** Names of failing tests, verbatim, in order of appearance (at most `maxFailingTests`). */
   failingTests: string[];
+  /** The runner's own summary lines, verbatim (trimmed, the last two distinct): its words, not our counts. */
+  summaryLines?: string[];
 }
 
 const maxFailingTests = 20;
@@ -187,6 +189,13 @@ const detectionOrder = [pytest, unittest, vitest, jest, mocha, cargoTest] as con
  * match) every format but `go test` is tried, since go's bare `ok pkg` lines are too loose to guess from.
  */
 export function parseTestSummary(text: string, runner?: TestRunner): TestSummary | undefined {
+  const summary = parseCounts(text, runner);
+  if (summary === undefined) return undefined;
+  const lines = summaryLinesOf(text);
+  return lines.length === 0 ? summary : { ...summary, summaryLines: lines };
+}
+
+function parseCounts(text: string, runner?: TestRunner): TestSummary | undefined {
   const hinted = runner === undefined ? undefined : parsers[runner];
   const fromHint = hinted?.(text);
   if (fromHint !== undefined) return fromHint;
@@ -196,4 +205,17 @@ export function parseTestSummary(text: string, runner?: TestRunner): TestSummary
     if (summary !== undefined) return summary;
   }
   return undefined;
+}
+
+/** Lines the runners above use for their totals: `Ran 3 tests in 0.1s`, `Tests  2 passed (2)`, `1 failed, 2 passed in 0.1s`, `ok\tpkg\t0.1s`. */
+const summaryLinePattern =
+  /^(?:=*\s*(?:\d+ (?:passed|failed|skipped|errors?)[, ]*)+ in [\d.]+s\b.*|Ran \d+ tests? in [\d.]+s|(?:OK|FAILED)(?: \([^)]*\))?|\s*Test(?:s| Files)(?::|\s{2,})\s*\d.*|Tests:\s+.*\d+ total|\s*\d+ (?:passing|failing|pending)\b.*|test result: .*|(?:ok|FAIL)\t\S+\t[\d.]+s)$/gm;
+
+function summaryLinesOf(text: string): string[] {
+  const lines: string[] = [];
+  for (const match of text.matchAll(summaryLinePattern)) {
+    const line = match[0].trim().slice(0, 200);
+    if (line !== '' && !lines.includes(line)) lines.push(line);
+  }
+  return lines.slice(-3);
 }

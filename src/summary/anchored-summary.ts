@@ -20,6 +20,11 @@ export interface AnchoredSummary {
   errors: string[];
   failedApproaches: string[];
   commands: string[];
+  /**
+   * Lines the agent wrote (edit replacements, new files, scripts, heredocs), verbatim, with where they went:
+   * `path: line`. Distinct; what an edit only moved or kept is left out.
+   */
+  changes: string[];
   currentState: string[];
   tasks: SummaryTask[];
   nextSteps: string[];
@@ -57,6 +62,11 @@ export interface RenderAnchoredSummaryOptions {
   maxTokens?: number;
   /** @default the exact o200k counter */
   counter?: TokenCounter;
+  /**
+   * Characters of the intent shown. Lower it when the task message itself is still in the conversation:
+   * repeating it in full would spend the summary's room on text the model already sees. @default no cap
+   */
+  maxIntentChars?: number;
 }
 
 type ListSection =
@@ -65,6 +75,7 @@ type ListSection =
   | 'errors'
   | 'failedApproaches'
   | 'commands'
+  | 'changes'
   | 'currentState'
   | 'nextSteps'
   | 'excerpts';
@@ -132,6 +143,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     errors: [],
     failedApproaches: [],
     commands: [],
+    changes: [],
     currentState: [],
     tasks: [],
     nextSteps: [],
@@ -193,6 +205,9 @@ export function buildAnchoredSummary(
     if (lastSentence !== undefined) pushUnique(summary.currentState, `Last step: ${lastSentence}`);
   }
 
+  for (const message of assistants)
+    for (const call of toolCallsOf(message))
+      for (const line of authoredLinesOf(call.input)) pushUnique(summary.changes, line);
   addLedger(summary, buildLedger(droppedMessages));
   for (const excerpt of excerptsOf(originals, maxExcerptChars)) pushUnique(summary.excerpts, excerpt);
   return summary;
@@ -252,6 +267,72 @@ function excerptsOf(messages: readonly IdentifiedMessage[], maxChars: number): s
     used += candidate.line.length;
   }
   return chosen.sort((a, b) => a.position - b.position).map((candidate) => candidate.line);
+}
+
+/** Input fields holding text an edit replaces (their lines are context, not something the agent wrote). */
+const replacedTextKey = /^(?:old_?(?:string|str|text|content|code)|search|original(?:_?text)?)$/i;
+/** Input fields naming where, not what: their values are in the files section already. */
+const locationKey =
+  /^(?:file_?path|path|paths|filename|file|target_?file|notebook_?path|cwd|directory|dir|url|glob|pattern|include|exclude)$/i;
+const maxChangeChars = 200;
+
+/**
+ * The lines a tool call wrote: string values of its input (edit replacements, file contents, scripts, heredoc
+ * bodies, commands), minus the lines an edit replaced, so what remains is what the agent authored. Trivial lines
+ * (brackets, blank, very short) are skipped.
+ */
+export function authoredLinesOf(input: unknown): string[] {
+  const written: string[] = [];
+  const replaced = new Set<string>();
+  const walk = (value: unknown, key: string | undefined): void => {
+    if (typeof value === 'string') {
+      if (key !== undefined && locationKey.test(key)) return;
+      const target = key !== undefined && replacedTextKey.test(key) ? undefined : written;
+      for (const raw of value.split(/\r?\n/)) {
+        const line = raw.trim();
+        if (target === undefined) replaced.add(line);
+        else target.push(line);
+      }
+      return;
+    }
+    if (Array.isArray(value)) for (const item of value) walk(item, key);
+    else if (typeof value === 'object' && value !== null)
+      for (const [field, item] of Object.entries(value)) walk(item, field);
+  };
+  walk(input, undefined);
+  const lines: string[] = [];
+  for (const line of written) {
+    if (line.length < 6 || replaced.has(line) || !/[A-Za-z]{2}/.test(line)) continue;
+    const capped = line.length > maxChangeChars ? `${line.slice(0, maxChangeChars)}…` : line;
+    if (!lines.includes(capped)) lines.push(capped);
+  }
+  return lines;
+}
+
+const errorCue =
+  /\b(?:error|exception|traceback|failed|failure|cannot|can't|could not|not found|undefined|denied|timed out|missing|invalid|refused|no such|does not exist|doesn't exist|not exported|fatal)\b/i;
+const declarationCue =
+  /^(?:export\s+|async\s+|public\s+|private\s+|static\s+|pub\s+|@)*(?:def|class|function|interface|type|enum|struct|fn|impl|const|let|var|module)\b/;
+const commentCue = /^(?:#|\/\/|\/\*|\*|--)\s*[A-Za-z]/;
+const lowValueCue =
+  /^(?:import\b|from \S+ import\b|require\(|export \* from|[}\])]+[;,]?$|return;?$|else\b|pass$|break;?$|continue;?$)/;
+
+/**
+ * How much a summary item is worth per token, without context: identifier-like tokens, errors, declarations,
+ * comments (the writer's intent), numbers, quoted messages and decisions count; imports and bare syntax do not.
+ * Used to choose which items fit a section's cap.
+ */
+export function itemSalience(item: string): number {
+  const text = item.replace(/^- /, '');
+  let score = 1 + Math.min(8, text.match(factPattern)?.length ?? 0);
+  if (errorCue.test(text)) score += 3;
+  if (declarationCue.test(text)) score += 3;
+  if (commentCue.test(text)) score += 2;
+  if (/\d/.test(text)) score += 1;
+  if (/["'`][^"'`\n]{6,}["'`]/.test(text)) score += 1;
+  if (decisionCue.test(text) || failureCue.test(text)) score += 2;
+  if (lowValueCue.test(text)) score -= 2;
+  return Math.max(0.1, score) / Math.sqrt(text.length / 4 + 2);
 }
 
 function todosOf(input: unknown): SummaryTask[] {
@@ -320,9 +401,10 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     ].filter((piece) => piece !== '');
     const failing =
       test.failingTests.length === 0 ? '' : `; failing: ${test.failingTests.slice(0, 5).join(', ')}`;
+    const words = test.summaryLines?.length ? `: ${test.summaryLines.map(codeSpan).join(' ')}` : '';
     pushUnique(
       summary.currentState,
-      `${test.runner} ${test.status}${counts.length ? ` (${counts.join(', ')})` : ''}${failing}`,
+      `${test.runner} ${test.status}${counts.length ? ` (${counts.join(', ')})` : ''}${words}${failing}`,
     );
   }
 }
@@ -346,6 +428,7 @@ const listSections: readonly ListSection[] = [
   'errors',
   'failedApproaches',
   'commands',
+  'changes',
   'currentState',
   'nextSteps',
   'excerpts',
@@ -374,10 +457,15 @@ export function parseAnchoredSummary(value: JSONValue | undefined): AnchoredSumm
   if (record.version !== 1 || typeof record.messageCount !== 'number') return undefined;
   const strings = (key: string) =>
     Array.isArray(record[key]) && (record[key] as unknown[]).every((item) => typeof item === 'string');
-  if (![...listSections, 'handles'].every(strings)) return undefined;
+  // Records written before a section existed read it as empty.
+  const present = [...listSections, 'handles'].filter((key) => record[key] !== undefined);
+  if (!present.every(strings) || !['constraints', 'handles'].every((key) => present.includes(key)))
+    return undefined;
   if (!Array.isArray(record.files) || !Array.isArray(record.tasks)) return undefined;
   if (record.intent !== undefined && typeof record.intent !== 'string') return undefined;
-  return structuredClone(value) as unknown as AnchoredSummary;
+  const summary = structuredClone(value) as unknown as AnchoredSummary;
+  for (const section of listSections) summary[section] ??= [];
+  return summary;
 }
 
 /** The record as JSON for message metadata. */
@@ -385,14 +473,25 @@ export function anchoredSummaryToJson(summary: AnchoredSummary): JSONValue {
   return JSON.parse(JSON.stringify(summary)) as JSONValue;
 }
 
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const groups: T[][] = [];
+  for (let index = 0; index < items.length; index += size) groups.push(items.slice(index, index + size));
+  return groups;
+}
+
+type LinePolicy = 'first' | 'latest' | 'salient';
+
 interface RenderedSection {
   title: string;
   /** Share of `maxTokens`. */
   weight: number;
   lines: string[];
+  /** Under a cap, which lines stay: the first (tasks, in their order), the latest (state), or the most salient. */
+  keep: LinePolicy;
 }
 
-function sectionsOf(summary: AnchoredSummary): RenderedSection[] {
+function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedSection[] {
+  const intent = summary.intent === undefined ? undefined : cap(summary.intent, maxIntentChars);
   const files = summary.files.map(
     (file) => `- ${codeSpan(file.path)} ${file.status}${file.detail === undefined ? '' : `: ${file.detail}`}`,
   );
@@ -400,40 +499,59 @@ function sectionsOf(summary: AnchoredSummary): RenderedSection[] {
   const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
   return [
-    { title: 'Session intent', weight: 0.14, lines: summary.intent === undefined ? [] : [summary.intent] },
-    { title: 'User constraints', weight: 0.1, lines: bullets(summary.constraints) },
-    { title: 'Files', weight: 0.14, lines: files },
-    { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions) },
-    { title: 'Errors → fixes', weight: 0.14, lines: bullets(summary.errors) },
-    { title: 'Failed approaches', weight: 0.05, lines: bullets(summary.failedApproaches) },
-    { title: 'Commands', weight: 0.12, lines: bullets(summary.commands) },
-    { title: 'Current state', weight: 0.05, lines: bullets(summary.currentState) },
-    { title: 'Open tasks / blockers', weight: 0.06, lines: [...open, ...done] },
-    { title: 'Next steps', weight: 0.05, lines: bullets(summary.nextSteps) },
-    { title: 'Excerpts (verbatim)', weight: 0.3, lines: bullets(summary.excerpts) },
+    {
+      title: 'Session intent',
+      weight: 0.12,
+      lines: intent === undefined ? [] : [intent],
+      keep: 'first',
+    },
+    { title: 'User constraints', weight: 0.08, lines: bullets(summary.constraints), keep: 'salient' },
+    { title: 'Files', weight: 0.12, lines: files, keep: 'salient' },
+    { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions), keep: 'salient' },
+    { title: 'Errors → fixes', weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
+    { title: 'Failed approaches', weight: 0.04, lines: bullets(summary.failedApproaches), keep: 'salient' },
+    { title: 'Commands', weight: 0.08, lines: bullets(summary.commands), keep: 'salient' },
+    { title: 'Lines written (verbatim)', weight: 0.2, lines: bullets(summary.changes), keep: 'salient' },
+    { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
+    { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
+    { title: 'Next steps', weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
+    { title: 'Excerpts (verbatim)', weight: 0.18, lines: bullets(summary.excerpts), keep: 'salient' },
     {
       title: 'Archived',
-      weight: 0.05,
-      lines: summary.handles.length === 0 ? [] : [summary.handles.join(', ')],
+      weight: 0.03,
+      lines: chunks(summary.handles, 8).map((group) => group.join(', ')),
+      keep: 'first',
     },
   ];
 }
 
-/** Lines that fit `maxTokens`, in order, skipping the ones that do not fit; the count of left-out lines. */
+/**
+ * Lines that fit `maxTokens`, chosen by `policy` (salient: the highest `itemSalience` first, ties earlier first)
+ * and shown in their original order. Lines that do not fit are skipped and counted.
+ */
 function fitLines(
   lines: readonly string[],
   maxTokens: number,
   counter: TokenCounter,
+  policy: LinePolicy,
 ): { kept: string[]; left: number } {
-  const kept: string[] = [];
+  const order = lines.map((line, index) => ({
+    line,
+    index,
+    score: policy === 'salient' ? itemSalience(line) : 0,
+  }));
+  if (policy === 'salient') order.sort((a, b) => b.score - a.score || a.index - b.index);
+  if (policy === 'latest') order.reverse();
+  const chosen: typeof order = [];
   let used = 0;
-  for (const line of lines) {
-    const tokens = counter.count(line) + 1;
+  for (const candidate of order) {
+    const tokens = counter.count(candidate.line) + 1;
     if (used + tokens > maxTokens) continue;
-    kept.push(line);
+    chosen.push(candidate);
     used += tokens;
   }
-  return { kept, left: lines.length - kept.length };
+  chosen.sort((a, b) => a.index - b.index);
+  return { kept: chosen.map((candidate) => candidate.line), left: lines.length - chosen.length };
 }
 
 let defaultCounter: TokenCounter | undefined;
@@ -456,16 +574,18 @@ export function renderAnchoredSummary(
   summary: AnchoredSummary,
   options: RenderAnchoredSummaryOptions = {},
 ): string {
-  const { maxTokens } = options;
+  const { maxTokens, maxIntentChars = Number.POSITIVE_INFINITY } = options;
   defaultCounter ??= createO200kCounter();
   const counter = options.counter ?? defaultCounter;
-  const sections = sectionsOf(summary).filter((section) => section.lines.length > 0);
+  const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
   const build = (caps: readonly number[] | undefined) => {
     const pieces = [header(summary)];
     sections.forEach((section, index) => {
       const limit = caps?.[index];
       const { kept, left } =
-        limit === undefined ? { kept: section.lines, left: 0 } : fitLines(section.lines, limit, counter);
+        limit === undefined
+          ? { kept: section.lines, left: 0 }
+          : fitLines(section.lines, limit, counter, section.keep);
       if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
       const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
       pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);

@@ -23,6 +23,9 @@ export interface FoldIntoSummaryOptions {
   maxIntentChars?: number;
 }
 
+/** Characters of the intent shown while the task message itself is still in the conversation. */
+const keptTaskIntentChars = 200;
+
 /** Rounds of "drop, summarise, measure": each round drops room for the summary the previous one built. */
 const maxRounds = 10;
 
@@ -157,15 +160,22 @@ function foldOnce(
   // Room left for the summary once everything else is counted; shrunk until the whole fits (or only the header is left).
   const rest = accountant.countConversation(place(build(''))).totalTokens;
   const room = Math.max(0, budgetTokens - rest);
-  const wanted = Math.min(settings.summaryCap, countText(renderAnchoredSummary(record)));
+  // The task message kept verbatim above: the intent only needs to point at it.
+  const taskKept = firstTask !== undefined && output.some((message) => message.id === firstTask.id);
+  const render = (maxTokens?: number) =>
+    renderAnchoredSummary(record, {
+      ...(maxTokens === undefined ? {} : { maxTokens }),
+      ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+    });
+  const wanted = Math.min(settings.summaryCap, countText(render()));
   let maxTokens = Math.max(1, Math.min(settings.summaryCap, room));
-  let summaryMessage = build(renderAnchoredSummary(record, { maxTokens }));
+  let summaryMessage = build(render(maxTokens));
   let final = place(summaryMessage);
   for (let attempt = 0; attempt < 6; attempt++) {
     const over = accountant.countConversation(final).totalTokens - budgetTokens;
     if (over <= 0 || maxTokens <= 1) break;
     maxTokens = Math.max(1, maxTokens - over - 4);
-    summaryMessage = build(renderAnchoredSummary(record, { maxTokens }));
+    summaryMessage = build(render(maxTokens));
     final = place(summaryMessage);
   }
   const summaryTokens = accountant.countMessage(summaryMessage);
