@@ -10,3 +10,31 @@ export {
   defaultStrategies,
   preservedMessageIds,
 } from './compact.js';
+export {
+  type CompactionEndEvent,
+  type CompactionReason,
+  type CompactionStartEvent,
+  type ContextLevel,
+  type ContextManager,
+  type ContextManagerEvents,
+  type ContextManagerEventType,
+  type ContextManagerOptions,
+  type ContextManagerStats,
+  type ContextWarningCode,
+  type ContextWarningEvent,
+  compactionReasons,
+  contextLevels,
+  contextManagerEventTypes,
+  contextWarningCodes,
+  createContextManager,
+  type OverflowRecovery,
+  type RehydrationOptions,
+  type RehydrationReader,
+} from './context-manager.js';
+export {
+  type ContextOverflow,
+  isOverflowError,
+  type OverflowProvider,
+  overflowProviders,
+  parseOverflowError,
+} from './overflow-errors.js';
