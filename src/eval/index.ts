@@ -35,6 +35,7 @@ export {
   parseProbeFile,
   probeTypes,
 } from './probes.js';
+export * from './report/index.js';
 export {
   type CompressorTotal,
   type EvalBudget,

@@ -1,11 +1,11 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../eval/run-eval.js';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
-import { findProbeFile, parseBudget } from './eval.js';
+import { findProbeFile, parseBudget, parseBudgets } from './eval.js';
 
 const examples = join(import.meta.dirname, '..', '..', '..', 'examples', 'transcripts');
 const session = join(examples, 'fix-retry-backoff.openai.json');
@@ -67,6 +67,61 @@ describe('precis eval', () => {
     }
   });
 
+  it('runs several budgets and writes the markdown and HTML reports beside the usual output', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'precis-eval-report-'));
+    const markdown = join(directory, 'report.md');
+    const html = join(directory, 'report.html');
+    const { exitCode, stdout, stderr } = await cli(
+      'eval',
+      session,
+      '--probes',
+      examples,
+      '--budget',
+      '5%,3000',
+      '--json',
+      '--markdown',
+      markdown,
+      '--report',
+      html,
+    );
+    expect(exitCode).toBe(0);
+    expect(stderr).toContain(`wrote ${markdown}`);
+    expect(stderr).toContain(`wrote ${html}`);
+    const reports = JSON.parse(stdout) as EvalReport[];
+    expect(reports.map((report) => report.budget)).toEqual([{ ratio: 0.05 }, { tokens: 3000 }]);
+
+    const text = readFileSync(markdown, 'utf8');
+    expect(text).toContain('## Pass rate by budget');
+    expect(text).toContain('## Budget: 5% of each session');
+    expect(text).toContain('## Budget: 3,000 tokens');
+    expect(text).toContain('| `fix-retry-backoff.openai.json` |');
+    const page = readFileSync(html, 'utf8');
+    expect(page.startsWith('<!doctype html>')).toBe(true);
+    // 12 probes per budget in the drill-down, with their questions from the probe file.
+    expect(page.match(/<details class="probe"/g)).toHaveLength(24);
+    expect(page).toContain('Reference answer.');
+
+    const tables = await cli('eval', session, '--probes', examples, '--budget', '5%,10%');
+    expect(tables.stdout).toContain('Probes passed at a budget of 5% of each session');
+    expect(tables.stdout).toContain('Probes passed at a budget of 10% of each session');
+  });
+
+  it('fails with io-error when a report cannot be written', async () => {
+    const missingDirectory = join(mkdtempSync(join(tmpdir(), 'precis-eval-')), 'no', 'report.html');
+    const { exitCode, stderr } = await cli(
+      'eval',
+      session,
+      '--probes',
+      examples,
+      '--budget',
+      '10%',
+      '--report',
+      missingDirectory,
+    );
+    expect(exitCode).toBe(66);
+    expect(stderr).toContain(`io-error: ${missingDirectory}`);
+  });
+
   it('fails clearly on a missing probe file, a bad budget, or missing options', async () => {
     const empty = mkdtempSync(join(tmpdir(), 'precis-eval-'));
     const missing = await cli('eval', session, '--probes', empty, '--budget', '10%');
@@ -93,6 +148,13 @@ describe('parseBudget and findProbeFile', () => {
     expect(parseBudget('8000')).toEqual({ tokens: 8000 });
     for (const bad of ['0%', '101%', '-5', 'ten', '0', '1.5'])
       expect(() => parseBudget(bad)).toThrow(/--budget/);
+  });
+
+  it('reads a comma-separated list of budgets, each once', () => {
+    expect(parseBudgets('10%')).toEqual([{ ratio: 0.1 }]);
+    expect(parseBudgets('5%,10%,8000')).toEqual([{ ratio: 0.05 }, { ratio: 0.1 }, { tokens: 8000 }]);
+    expect(() => parseBudgets('5%,,10%')).toThrow(/--budget/);
+    expect(() => parseBudgets('10%,10.0%')).toThrow(/10% is given twice/);
   });
 
   it('tries the full file name first, then one extension less at a time', () => {

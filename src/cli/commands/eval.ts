@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InvalidArgumentError, PrecisError } from '../../errors/index.js';
 import {
@@ -9,6 +9,9 @@ import {
 } from '../../eval/compressors.js';
 import { offsetBuckets, type ProbeTally } from '../../eval/fact-score.js';
 import { loadProbeFile, probeTypes } from '../../eval/probes.js';
+import { formatBudget } from '../../eval/report/format-values.js';
+import { renderHtml } from '../../eval/report/render-html.js';
+import { renderMarkdown } from '../../eval/report/render-markdown.js';
 import { type EvalBudget, type EvalReport, type EvalSession, evaluateSessions } from '../../eval/run-eval.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import type { CliIo } from '../cli-io.js';
@@ -17,8 +20,10 @@ import { parseOptions } from '../parse-options.js';
 import { inputOptions, readInput } from '../read-input.js';
 
 /**
- * `precis eval <file...> --probes <dir> --budget <N%|tokens> [--json]`: compresses every session with every
- * compressor at the same budget and reports which probes' facts survived, side by side.
+ * `precis eval <file...> --probes <dir> --budget <N%|tokens>[,...] [--json] [--markdown FILE] [--report FILE]`:
+ * compresses every session with every compressor at the same budget and reports which probes' facts
+ * survived, side by side. Several budgets (`--budget 5%,10%`) run the whole evaluation once per budget;
+ * `--json` then prints an array of reports instead of one. `--markdown` and `--report` (HTML) write files.
  *
  * A session without a probe file is an error naming the paths that were tried: a run that silently skips
  * sessions would report a pass rate over a different set than the user asked for.
@@ -29,14 +34,19 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     probes: { type: 'string' },
     budget: { type: 'string' },
     json: { type: 'boolean' },
+    markdown: { type: 'string' },
+    report: { type: 'string' },
   });
   if (positionals.length === 0)
     throw new InvalidArgumentError('<file>', 'eval takes at least one session file');
   if (values.probes === undefined)
     throw new InvalidArgumentError('--probes', 'required: the directory of <session>.probes.json files');
   if (values.budget === undefined)
-    throw new InvalidArgumentError('--budget', 'required: a share like 10% or a token count like 8000');
-  const budget = parseBudget(values.budget);
+    throw new InvalidArgumentError(
+      '--budget',
+      'required: a share like 10%, a token count like 8000, or a list like 5%,10%',
+    );
+  const budgets = parseBudgets(values.budget);
   const probesDir = values.probes;
 
   // Find every probe file before importing anything: a missing one should fail fast, not after minutes.
@@ -52,9 +62,32 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
 
   const compressors: Compressor[] = [truncationCompressor, headTailCompressor, precisCompressor];
 
-  const report = evaluateSessions({ sessions, compressors, budget, accountant: createTokenAccountant() });
-  io.stdout(values.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report)}\n`);
+  const accountant = createTokenAccountant();
+  const reports = budgets.map((budget) => evaluateSessions({ sessions, compressors, budget, accountant }));
+  const probes = Object.fromEntries(sessions.map((session) => [session.name, session.probes]));
+  if (values.markdown !== undefined) writeReport(values.markdown, renderMarkdown({ reports, probes }), io);
+  if (values.report !== undefined) writeReport(values.report, renderHtml({ reports, probes }), io);
+  if (values.json) io.stdout(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
+  else io.stdout(`${reports.map(renderReport).join('\n\n')}\n`);
   return 0;
+}
+
+function writeReport(path: string, content: string, io: CliIo): void {
+  try {
+    writeFileSync(path, content);
+  } catch (error) {
+    throw new PrecisError('io-error', `${path}: ${(error as Error).message}`, { cause: error });
+  }
+  io.stderr(`wrote ${path}\n`);
+}
+
+/** `10%`, `8000`, or a comma-separated list of them (`5%,10%`), each budget once. */
+export function parseBudgets(value: string): EvalBudget[] {
+  const budgets = value.split(',').map(parseBudget);
+  const labels = budgets.map(formatBudget);
+  const repeated = labels.find((label, index) => labels.indexOf(label) !== index);
+  if (repeated !== undefined) throw new InvalidArgumentError('--budget', `${repeated} is given twice`);
+  return budgets;
 }
 
 /** `10%` (a share of each session's tokens) or `8000` (tokens). */

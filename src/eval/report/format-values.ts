@@ -1,0 +1,34 @@
+import type { ProbeTally } from '../fact-score.js';
+import type { EvalBudget } from '../run-eval.js';
+
+/** `12,345`: grouping fixed to en-US so reports are byte-identical on every machine. */
+export function formatInteger(value: number): string {
+  return Math.round(value).toLocaleString('en-US');
+}
+
+/** A 0..1 rate as a percentage with one decimal, `17.6%`; `–` for a missing or non-finite rate. */
+export function formatRate(rate: number | null | undefined): string {
+  return rate === null || rate === undefined || !Number.isFinite(rate) ? '–' : `${(100 * rate).toFixed(1)}%`;
+}
+
+/** `17.6% (28/159)`, or `–` for a slice without probes (a rate of 0 there would read as a failure). */
+export function formatPassRate(tally: ProbeTally): string {
+  return tally.probes === 0 ? '–' : `${formatRate(tally.passRate)} (${tally.passed}/${tally.probes})`;
+}
+
+/** `24.8% (90/363)` facts kept, or `–` without facts. */
+export function formatFactSurvival(tally: ProbeTally): string {
+  return tally.facts === 0 ? '–' : `${formatRate(tally.factSurvival)} (${tally.factsKept}/${tally.facts})`;
+}
+
+/** Short label of a budget: `10%` or `8,000 tokens`. */
+export function formatBudget(budget: EvalBudget): string {
+  return 'tokens' in budget
+    ? `${formatInteger(budget.tokens)} tokens`
+    : `${+(budget.ratio * 100).toFixed(2)}%`;
+}
+
+/** Long label of a budget, for headings: `10% of each session` or `8,000 tokens`. */
+export function describeBudget(budget: EvalBudget): string {
+  return 'tokens' in budget ? formatBudget(budget) : `${formatBudget(budget)} of each session`;
+}
