@@ -144,7 +144,10 @@ export function compact(input: Conversation | readonly Message[], options: Compa
         actions: [...result.report.actions, ...next.report.actions],
         repairs: [...result.report.repairs, ...next.report.repairs],
       },
-      warnings: [...result.warnings.filter((warning) => warning.type !== 'compact-warning'), ...next.warnings],
+      warnings: [
+        ...result.warnings.filter((warning) => warning.type !== 'compact-warning'),
+        ...next.warnings,
+      ],
     };
   }
   return result;
