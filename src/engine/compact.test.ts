@@ -8,9 +8,17 @@ import { fromOpenAI } from '../messages/convert/openai.js';
 import { assignIds } from '../messages/ids.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
 import { validateMessages } from '../messages/validate/index.js';
+import type { AsyncStrategy } from '../strategies/strategy.js';
 import { createConversationBuilder } from '../testing/message-builders.js';
 import { createTokenAccountant } from '../tokens/index.js';
-import { type CompactOptions, type CompactResult, compact, preservedMessageIds } from './compact.js';
+import {
+  type CompactOptions,
+  type CompactResult,
+  compact,
+  compactAsync,
+  defaultStrategies,
+  preservedMessageIds,
+} from './compact.js';
 
 const accountant = createTokenAccountant();
 
@@ -335,5 +343,52 @@ describe('compact', () => {
     );
     expect(acting).toBeGreaterThan(20);
     expect(metBudget).toBeGreaterThan(20);
+  });
+});
+
+describe('compactAsync', () => {
+  /** An asynchronous strategy that replaces every non-preserved assistant text with a short note, after a tick. */
+  function noteTaker(calls: string[]): AsyncStrategy {
+    return {
+      name: 'note-taker',
+      async: true,
+      async apply(messages, context) {
+        calls.push(`budget ${context.budgetTokens}`);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        return { messages: [...messages], actions: [], warnings: [] };
+      },
+    };
+  }
+
+  it('runs the same engine as compact, awaiting asynchronous strategies in pipeline order', async () => {
+    const input = agentSession();
+    const budgetTokens = Math.floor(countOf(input) * 0.2);
+    const calls: string[] = [];
+    const strategies = [noteTaker(calls), ...defaultStrategies()];
+    const result = await compactAsync(input, { accountant, budgetTokens, strategies });
+    expect(calls.length).toBeGreaterThan(0);
+    const sync = compact(input, { accountant, budgetTokens });
+    expect(result.messages).toEqual(sync.messages);
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.strategies[0]?.name).toBe('note-taker');
+  });
+
+  it('refuses asynchronous strategies in compact, naming the option', () => {
+    expect(() =>
+      compact(agentSession(2), { budgetTokens: 10, strategies: [noteTaker([]) as never] }),
+    ).toThrow(
+      expect.objectContaining({
+        code: 'invalid-argument',
+        message: expect.stringMatching(/strategies\[0\].*compactAsync/),
+      }),
+    );
+  });
+
+  it('stops when the abort signal aborts', async () => {
+    const controller = new AbortController();
+    controller.abort(new Error('caller gave up'));
+    await expect(
+      compactAsync(agentSession(), { budgetTokens: 100, abortSignal: controller.signal }),
+    ).rejects.toThrow('caller gave up');
   });
 });

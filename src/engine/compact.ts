@@ -12,7 +12,15 @@ import { extractiveProse } from '../strategies/extractive-prose/extractive-prose
 import { foldIntoSummary } from '../strategies/fold-into-summary/fold-into-summary.js';
 import { pruneCodeBodies } from '../strategies/prune-code-bodies/prune-code-bodies.js';
 import { removeFiller } from '../strategies/remove-filler/remove-filler.js';
-import type { Strategy, StrategyAction, StrategyContext, StrategyWarning } from '../strategies/strategy.js';
+import {
+  type AnyStrategy,
+  isAsyncStrategy,
+  type Strategy,
+  type StrategyAction,
+  type StrategyContext,
+  type StrategyResult,
+  type StrategyWarning,
+} from '../strategies/strategy.js';
 import { recentTurnsStart } from '../strategies/strategy-support.js';
 import { stripReasoning } from '../strategies/strip-reasoning/strip-reasoning.js';
 import { stubToolOutputs } from '../strategies/stub-tool-outputs/stub-tool-outputs.js';
@@ -126,14 +134,70 @@ const maxRounds = 3;
  * @throws PrecisError `budget-exceeded` in strict mode when the result does not fit the budget
  */
 export function compact(input: Conversation | readonly Message[], options: CompactOptions): CompactResult {
-  const first = compactOnce(input, options);
+  const steps = compactSteps(input, options, 'sync');
+  let next = steps.next();
+  while (!next.done) {
+    const { strategy, messages, context } = next.value;
+    // checkOptions has refused asynchronous strategies for this entry point.
+    next = steps.next((strategy as Strategy).apply(messages, context));
+  }
+  return next.value;
+}
+
+export interface CompactAsyncOptions extends Omit<CompactOptions, 'strategies'> {
+  /** The pipeline; may include asynchronous (LLM) strategies. @default defaultStrategies() */
+  strategies?: AnyStrategy[];
+  /** Handed to asynchronous strategies, which stop their calls when it aborts. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * `compact` for pipelines with asynchronous strategies (LLM summarizers): the same engine, rules and report,
+ * awaiting each strategy in turn. Synchronous strategies run as they do under `compact`.
+ *
+ * @throws the same errors as `compact`, and an abort error when `abortSignal` aborts
+ */
+export async function compactAsync(
+  input: Conversation | readonly Message[],
+  options: CompactAsyncOptions,
+): Promise<CompactResult> {
+  const { abortSignal, ...rest } = options;
+  const steps = compactSteps(input, rest, 'async');
+  let next = steps.next();
+  while (!next.done) {
+    abortSignal?.throwIfAborted();
+    const { strategy, messages, context } = next.value;
+    const result = await strategy.apply(messages, {
+      ...context,
+      ...(abortSignal === undefined ? {} : { abortSignal }),
+    });
+    next = steps.next(result);
+  }
+  return next.value;
+}
+
+/** One strategy run the engine asks its driver (`compact` or `compactAsync`) to perform. */
+interface StrategyCall {
+  strategy: AnyStrategy;
+  messages: readonly IdentifiedMessage[];
+  context: StrategyContext;
+}
+
+type EngineSteps<T> = Generator<StrategyCall, T, StrategyResult>;
+
+function* compactSteps(
+  input: Conversation | readonly Message[],
+  options: CompactOptions | Omit<CompactAsyncOptions, 'abortSignal'>,
+  mode: 'sync' | 'async',
+): EngineSteps<CompactResult> {
+  const first = yield* compactOnce(input, options, mode);
   if (first.report.withinBudget) return first;
   // Over budget, the drop and fold steps can leave work that a second pass over their own output would do
   // (markers and turns kept for role alternation become droppable). Pass again until nothing changes, so
   // compacting the result again is a no-op.
   let result = first;
   for (let pass = 0; pass < maxFixedPointPasses; pass++) {
-    const next = compactOnce({ ...result.conversation, messages: result.messages }, options);
+    const next = yield* compactOnce({ ...result.conversation, messages: result.messages }, options, mode);
     if (sameMessages(next.messages, result.messages)) break;
     result = {
       ...next,
@@ -159,8 +223,12 @@ function sameMessages(left: readonly Message[], right: readonly Message[]): bool
   return left.length === right.length && JSON.stringify(left) === JSON.stringify(right);
 }
 
-function compactOnce(input: Conversation | readonly Message[], options: CompactOptions): CompactResult {
-  const settings = checkOptions(options);
+function* compactOnce(
+  input: Conversation | readonly Message[],
+  options: CompactOptions | Omit<CompactAsyncOptions, 'abortSignal'>,
+  mode: 'sync' | 'async',
+): EngineSteps<CompactResult> {
+  const settings = checkOptions(options, mode);
   const { budgetTokens, provider, accountant, strict } = settings;
   const conversation = parseConversation(Array.isArray(input) ? [...input] : input);
 
@@ -178,7 +246,7 @@ function compactOnce(input: Conversation | readonly Message[], options: CompactO
 
   const run = (preserved: ReadonlySet<string>) =>
     runPipeline(messages, { ...settings, preservedIds: preserved, count, fixedTokens });
-  let attempt = run(preservedIds);
+  let attempt = yield* run(preservedIds);
   let relaxedPreservation: CompactReport['relaxedPreservation'];
   if (attempt.tokens > budgetTokens && !strict) {
     // The budget is what keeps the next request from failing, so it outranks recency: give up the older
@@ -186,7 +254,7 @@ function compactOnce(input: Conversation | readonly Message[], options: CompactO
     // budget hold. Only then: a relaxed result that still does not fit would be chosen anew on every call.
     // The last turn, system messages and pinned messages are never given up.
     for (const relaxed of relaxedPreservations(settings)) {
-      const retry = run(preservedMessageIds(messages, relaxed));
+      const retry = yield* run(preservedMessageIds(messages, relaxed));
       if (retry.tokens > budgetTokens) continue;
       attempt = retry;
       relaxedPreservation = relaxed;
@@ -251,7 +319,7 @@ interface PipelineSettings extends CompactSettings {
 }
 
 /** Runs the strategies in order until the budget holds, then repairs; repeats while repairs add tokens. */
-function runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): PipelineRun {
+function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): EngineSteps<PipelineRun> {
   const { budgetTokens, provider, accountant, archive, strategies, preservedIds, count, fixedTokens } =
     settings;
   let messages = input;
@@ -274,7 +342,7 @@ function runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): Pi
         archive,
         preservedIds: preservedIds as Set<string>,
       };
-      const result = strategy.apply(messages, context);
+      const result: StrategyResult = yield { strategy, messages, context };
       messages = result.messages;
       run.strategyReports.push({
         name: strategy.name,
@@ -318,11 +386,14 @@ interface CompactSettings {
   archive: ArchiveStore;
   keepRecentTurns: number;
   preserveFirstUserMessage: boolean;
-  strategies: readonly Strategy[];
+  strategies: readonly AnyStrategy[];
   strict: boolean;
 }
 
-function checkOptions(options: CompactOptions): CompactSettings {
+function checkOptions(
+  options: CompactOptions | Omit<CompactAsyncOptions, 'abortSignal'>,
+  mode: 'sync' | 'async' = 'sync',
+): CompactSettings {
   if (typeof options !== 'object' || options === null)
     throw new InvalidArgumentError('options', `expected an options object, got ${describeValue(options)}`);
   const {
@@ -352,6 +423,12 @@ function checkOptions(options: CompactOptions): CompactSettings {
     );
   if (!Array.isArray(strategies) || strategies.some((strategy) => typeof strategy?.apply !== 'function'))
     throw new InvalidArgumentError('strategies', 'expected an array of strategies (objects with apply)');
+  const asynchronous = strategies.findIndex((strategy: AnyStrategy) => isAsyncStrategy(strategy));
+  if (mode === 'sync' && asynchronous !== -1)
+    throw new InvalidArgumentError(
+      `strategies[${asynchronous}]`,
+      `${strategies[asynchronous]!.name} is asynchronous (it calls an LLM): use compactAsync`,
+    );
   return {
     budgetTokens,
     provider,

@@ -1,4 +1,5 @@
 export {
+  type CompactAsyncOptions,
   type CompactOptions,
   type CompactProvider,
   type CompactReport,
@@ -6,6 +7,7 @@ export {
   type CompactStrategyReport,
   type CompactWarning,
   compact,
+  compactAsync,
   compactProviders,
   defaultStrategies,
   preservedMessageIds,

@@ -24,12 +24,16 @@ export {
 } from './prune-code-bodies/prune-code.js';
 export { type PruneCodeBodiesOptions, pruneCodeBodies } from './prune-code-bodies/prune-code-bodies.js';
 export { removeFiller, removeFillerText } from './remove-filler/remove-filler.js';
-export type {
-  Strategy,
-  StrategyAction,
-  StrategyContext,
-  StrategyResult,
-  StrategyWarning,
+export {
+  type AnyStrategy,
+  type AsyncStrategy,
+  type AsyncStrategyContext,
+  isAsyncStrategy,
+  type Strategy,
+  type StrategyAction,
+  type StrategyContext,
+  type StrategyResult,
+  type StrategyWarning,
 } from './strategy.js';
 export {
   type StripReasoningOptions,

@@ -49,3 +49,25 @@ export interface Strategy {
   readonly name: string;
   apply(messages: readonly IdentifiedMessage[], context: StrategyContext): StrategyResult;
 }
+
+export interface AsyncStrategyContext extends StrategyContext {
+  /** Aborts the strategy's I/O (LLM calls) when the caller gives up. */
+  abortSignal?: AbortSignal;
+}
+
+/**
+ * A strategy that needs I/O, such as an LLM summarizer: the same contract, awaited. It runs only under
+ * `compactAsync`; it must still never commit a failed result (on failure it returns the messages unchanged
+ * with a warning, so the next strategy runs).
+ */
+export interface AsyncStrategy {
+  readonly name: string;
+  readonly async: true;
+  apply(messages: readonly IdentifiedMessage[], context: AsyncStrategyContext): Promise<StrategyResult>;
+}
+
+export type AnyStrategy = Strategy | AsyncStrategy;
+
+export function isAsyncStrategy(strategy: AnyStrategy): strategy is AsyncStrategy {
+  return (strategy as Partial<AsyncStrategy>).async === true;
+}
