@@ -220,7 +220,14 @@ function* compactSteps(
 const maxFixedPointPasses = 3;
 
 function sameMessages(left: readonly Message[], right: readonly Message[]): boolean {
-  return left.length === right.length && JSON.stringify(left) === JSON.stringify(right);
+  // Strategies keep unchanged messages as the same objects, so identity settles almost every pair.
+  return (
+    left.length === right.length &&
+    left.every(
+      (message, index) =>
+        message === right[index] || JSON.stringify(message) === JSON.stringify(right[index]),
+    )
+  );
 }
 
 function* compactOnce(

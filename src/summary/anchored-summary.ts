@@ -556,6 +556,52 @@ function fitLines(
 
 let defaultCounter: TokenCounter | undefined;
 
+const memoisedCounts = new WeakMap<TokenCounter, Map<string, number>>();
+const maxMemoisedLines = 50_000;
+
+/** `counter` with per-line counts remembered (summary lines recur across renders and folds). */
+function memoisedCounter(counter: TokenCounter): TokenCounter {
+  let memo = memoisedCounts.get(counter);
+  if (memo === undefined) {
+    memo = new Map();
+    memoisedCounts.set(counter, memo);
+  }
+  const counts = memo;
+  return {
+    encodingName: counter.encodingName,
+    count(text: string): number {
+      if (text.length > 2000) return counter.count(text);
+      let tokens = counts.get(text);
+      if (tokens === undefined) {
+        if (counts.size >= maxMemoisedLines) counts.clear();
+        tokens = counter.count(text);
+        counts.set(text, tokens);
+      }
+      return tokens;
+    },
+  };
+}
+
+/**
+ * The rendered summary's token count without a cap, estimated from memoised line counts (within a few tokens
+ * of the exact count): what the record would take if it had all the room it wants.
+ */
+export function anchoredSummaryTokens(
+  summary: AnchoredSummary,
+  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars'> = {},
+): number {
+  defaultCounter ??= createO200kCounter();
+  const counter = memoisedCounter(options.counter ?? defaultCounter);
+  const sections = sectionsOf(summary, options.maxIntentChars ?? Number.POSITIVE_INFINITY);
+  let tokens = counter.count(header(summary));
+  for (const section of sections) {
+    if (section.lines.length === 0) continue;
+    tokens += 6;
+    for (const line of section.lines) tokens += counter.count(line) + 1;
+  }
+  return tokens;
+}
+
 function header(summary: AnchoredSummary): string {
   const archived =
     summary.handles.length === 0
@@ -576,7 +622,7 @@ export function renderAnchoredSummary(
 ): string {
   const { maxTokens, maxIntentChars = Number.POSITIVE_INFINITY } = options;
   defaultCounter ??= createO200kCounter();
-  const counter = options.counter ?? defaultCounter;
+  const counter = memoisedCounter(options.counter ?? defaultCounter);
   const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
   const build = (caps: readonly number[] | undefined) => {
     const pieces = [header(summary)];
@@ -592,15 +638,21 @@ export function renderAnchoredSummary(
     });
     return pieces.join('\n\n');
   };
-  const full = build(undefined);
-  if (maxTokens === undefined || counter.count(full) <= maxTokens) return full;
   const headerText = header(summary);
-  if (counter.count(headerText) >= maxTokens) return headerText;
-
-  // Each section's natural size, then its share, with the unused shares handed to the sections over theirs.
+  // Each section's natural size (line counts are memoised: folding renders the same lines many times).
   const natural = sections.map((section) =>
     section.lines.reduce((sum, line) => sum + counter.count(line) + 1, 0),
   );
+  // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
+  // that could be returned is counted exactly.
+  const estimate = counter.count(headerText) + natural.reduce((sum, tokens) => sum + tokens + 6, 0);
+  if (maxTokens === undefined) return build(undefined);
+  if (estimate <= maxTokens) {
+    const full = build(undefined);
+    if (counter.count(full) <= maxTokens) return full;
+  }
+  if (counter.count(headerText) >= maxTokens) return headerText;
+
   let scale = 1;
   for (let attempt = 0; attempt < 8; attempt++) {
     const available = Math.max(

@@ -1,6 +1,7 @@
 export {
   type AnchoredSummary,
   anchoredSummaryToJson,
+  anchoredSummaryTokens,
   type BuildAnchoredSummaryOptions,
   buildAnchoredSummary,
   emptyAnchoredSummary,

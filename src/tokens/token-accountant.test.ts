@@ -188,6 +188,31 @@ describe('createTokenAccountant: content', () => {
   });
 });
 
+describe('createTokenAccountant: countText', () => {
+  it('counts a text like the counter, long or short, cached by content, and scaled when calibrated', () => {
+    let calls = 0;
+    const base = createO200kCounter();
+    const counting = {
+      encodingName: base.encodingName,
+      count: (text: string) => (calls++, base.count(text)),
+    };
+    const accountant = createTokenAccountant({ counter: counting });
+    const long = 'src/retry.ts:12: expected 1180 to be at most 1000\n'.repeat(40);
+    expect(accountant.countText(long)).toBe(base.count(long));
+    expect(accountant.countText(long)).toBe(base.count(long));
+    expect(calls).toBe(1);
+    expect(accountant.countText('short text')).toBe(base.count('short text'));
+    expect(accountant.countText('')).toBe(0);
+    const calibrated = createCalibratedCounter({ base, initialRatio: 1.5 });
+    expect(createTokenAccountant({ counter: calibrated }).countText(long)).toBe(
+      Math.round(base.count(long) * 1.5),
+    );
+    expect(() => accountant.countText(42 as never)).toThrow(
+      expect.objectContaining({ code: 'invalid-argument' }),
+    );
+  });
+});
+
 describe('createTokenAccountant: framing', () => {
   it('OpenAI: 3 per message plus the role, and 3 to prime the reply, as gpt-tokenizer encodes gpt-4o chats', () => {
     const chat = [

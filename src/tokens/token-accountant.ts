@@ -1,5 +1,6 @@
 import * as crypto from 'node:crypto';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
+import { describeValue } from '../internal/json-shapes.js';
 import { stableStringify } from '../internal/stable-json.js';
 import { toolOutputText } from '../messages/content.js';
 import type { Provider } from '../messages/provider.js';
@@ -105,6 +106,11 @@ export interface TokenCacheStats {
 export interface TokenAccountant {
   readonly provider: Provider;
   readonly counter: TokenCounter;
+  /**
+   * Tokens of a text on its own (no framing), as `counter` counts it, with long texts cached by content:
+   * strategies measure the same tool outputs and prose again on every pass.
+   */
+  countText(text: string): number;
   /** Content plus framing tokens of one message. */
   countMessage(message: Message): number;
   /** Content and framing tokens of one message, separately. */
@@ -334,6 +340,20 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
   }
 
   const ratio = (): number => calibrated?.ratio ?? 1;
+  // Long texts only: short ones count faster than a lookup pays for, and would crowd the cache.
+  const textCache = new Map<string, number>();
+  const minCachedTextLength = 256;
+  const maxCachedTexts = 20_000;
+  const countBase = (text: string): number => {
+    if (text.length < minCachedTextLength) return count(text);
+    let tokens = textCache.get(text);
+    if (tokens === undefined) {
+      tokens = count(text);
+      if (textCache.size >= maxCachedTexts) textCache.delete(textCache.keys().next().value as string);
+      textCache.set(text, tokens);
+    }
+    return tokens;
+  };
   const resolve = (scaled: number, fixed: number, currentRatio: number): number =>
     (currentRatio === 1 ? scaled : Math.round(scaled * currentRatio)) + fixed;
 
@@ -521,6 +541,11 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
   return {
     provider,
     counter,
+    countText(text) {
+      if (typeof text !== 'string')
+        throw new InvalidArgumentError('text', `expected a string to count, got ${describeValue(text)}`);
+      return resolve(countBase(text), 0, ratio());
+    },
     countMessage(message) {
       return measure(messageTally(message, undefined), ratio()).totalTokens;
     },

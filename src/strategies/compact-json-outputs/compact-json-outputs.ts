@@ -50,7 +50,7 @@ function applyCompactJson(
   const output = [...messages];
   const actions: StrategyAction[] = [];
   const total = createRunningTotal(messages, context);
-  const count = (text: string) => context.accountant.counter.count(text);
+  const count = (text: string) => context.accountant.countText(text);
   for (let index = 0; index < messages.length && !total.withinBudget(); index++) {
     const message = messages[index];
     if (message === undefined || typeof message.content === 'string') continue;
@@ -60,11 +60,13 @@ function applyCompactJson(
     const parts = (message.content as readonly Part[]).map((part) => {
       if (part.type !== 'tool-result') return part;
       const before = toolOutputText(part.output);
-      if (before.length === 0) return part;
-      const tokensBefore = count(before);
-      if (tokensBefore < minTokens) return part;
+      // A text has at most as many tokens as characters: short ones are skipped before any work. Outputs
+      // holding no JSON are found by the (cheap) compaction attempt, before anything is tokenized.
+      if (before.length < Math.max(1, minTokens)) return part;
       const compacted = compactToolOutput(part.output);
       if (compacted === undefined) return part;
+      const tokensBefore = count(before);
+      if (tokensBefore < minTokens) return part;
       const tokensAfter = count(toolOutputText(compacted));
       if (tokensAfter >= tokensBefore) return part;
       const handle = context.archive.put({
@@ -162,7 +164,7 @@ export function pruneJsonValue(value: JSONValue): JSONValue {
  * order stay exactly as written. Undefined when the text is not one JSON object or array, or is already compact.
  */
 export function compactJsonText(text: string): string | undefined {
-  const first = text.trimStart()[0];
+  const first = /\S/.exec(text)?.[0];
   if (first !== '{' && first !== '[') return undefined;
   const tree = parseRawJson(text);
   if (tree === undefined) return undefined;

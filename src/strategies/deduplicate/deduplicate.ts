@@ -92,7 +92,7 @@ function applyDeduplicate(
   const stubs = found
     .map((duplicate) => ({
       ...duplicate,
-      tokens: context.accountant.counter.count((candidates[duplicate.index] as Candidate).text),
+      tokens: context.accountant.countText((candidates[duplicate.index] as Candidate).text),
     }))
     .filter((duplicate) => duplicate.tokens >= options.minTokens)
     .sort((left, right) => right.tokens - left.tokens || left.index - right.index);

@@ -48,7 +48,6 @@ export function extractiveProse(options: ExtractiveProseOptions = {}): Strategy 
       const messages = [...input];
       const actions: StrategyAction[] = [];
       const protectedFrom = recentTurnsStart(messages, keepRecentTurns);
-      const counter = context.accountant.counter;
 
       const candidates: Candidate[] = [];
       for (let messageIndex = 0; messageIndex < protectedFrom; messageIndex++) {
@@ -56,13 +55,13 @@ export function extractiveProse(options: ExtractiveProseOptions = {}): Strategy 
         if (message.role !== 'user' && message.role !== 'assistant') continue;
         if (context.preservedIds.has(message.id) || message.metadata?.pinned === true) continue;
         if (typeof message.content === 'string') {
-          const tokens = counter.count(message.content);
+          const tokens = context.accountant.countText(message.content);
           if (tokens >= minTokens) candidates.push({ messageIndex, partIndex: -1, tokens });
           continue;
         }
         message.content.forEach((part, partIndex) => {
           if (part.type !== 'text') return;
-          const tokens = counter.count(part.text);
+          const tokens = context.accountant.countText(part.text);
           if (tokens >= minTokens) candidates.push({ messageIndex, partIndex, tokens });
         });
       }

@@ -4,12 +4,12 @@ import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
+  anchoredSummaryTokens,
   buildAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,
   renderAnchoredSummary,
 } from '../../summary/index.js';
-import { createO200kCounter, type TokenCounter } from '../../tokens/index.js';
 import { dropOldestTurns } from '../drop-oldest-turns/drop-oldest-turns.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkStrategyInput } from '../strategy-support.js';
@@ -167,7 +167,10 @@ function foldOnce(
       ...(maxTokens === undefined ? {} : { maxTokens }),
       ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
     });
-  const wanted = Math.min(settings.summaryCap, countText(render()));
+  const wanted = Math.min(
+    settings.summaryCap,
+    anchoredSummaryTokens(record, taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+  );
   let maxTokens = Math.max(1, Math.min(settings.summaryCap, room));
   let summaryMessage = build(render(maxTokens));
   let final = place(summaryMessage);
@@ -237,13 +240,6 @@ function restoreOriginals(
     });
     return { ...restored, content } as IdentifiedMessage;
   });
-}
-
-let counter: TokenCounter | undefined;
-
-function countText(text: string): number {
-  counter ??= createO200kCounter();
-  return counter.count(text);
 }
 
 function messageTextOf(message: IdentifiedMessage): string {

@@ -203,7 +203,7 @@ function collectCandidates(
     });
   });
   // The exact token floor, on what is left after the cheap length filter.
-  return candidates.filter((candidate) => context.accountant.counter.count(candidate.text) >= minTokens);
+  return candidates.filter((candidate) => context.accountant.countText(candidate.text) >= minTokens);
 }
 
 interface PrunedText {

@@ -61,7 +61,7 @@ function applyStripReasoning(
     if (stripped === undefined) continue;
     const handle = archiveHandle('messages', [message]);
     const tokensBefore = context.accountant.countMessage(message);
-    const removedTokens = context.accountant.counter.count(stripped.removed);
+    const removedTokens = context.accountant.countText(stripped.removed);
     const stub = `[reasoning archived: ${handle} · ${removedTokens} tokens]`;
     const candidate: IdentifiedMessage = { ...message, content: stripped.build(stub) };
     const tokensAfter = context.accountant.countMessage(candidate);

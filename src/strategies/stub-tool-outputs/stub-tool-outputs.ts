@@ -80,7 +80,7 @@ function applyStubToolOutputs(
       if (part.type !== 'tool-result' || part.output.type === 'execution-denied') return;
       const text = toolOutputText(part.output);
       if (text.startsWith(toolOutputStubPrefix)) return;
-      const tokens = context.accountant.counter.count(text);
+      const tokens = context.accountant.countText(text);
       if (tokens >= minTokens && tokens > 0) candidates.push({ messageIndex, partIndex, part, tokens });
     });
   }
@@ -97,7 +97,7 @@ function applyStubToolOutputs(
     const handle = archiveHandle('tool-output', original);
     const gist = toolOutputGist(calls.get(part.toolCallId), part.output);
     const stub = toolOutputStub(handle, tokens, gist, part.output);
-    const stubTokens = context.accountant.counter.count(stub.value);
+    const stubTokens = context.accountant.countText(stub.value);
     if (stubTokens >= tokens) continue;
     context.archive.put({
       kind: 'tool-output',

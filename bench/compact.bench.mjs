@@ -1,0 +1,90 @@
+// Compaction speed against the issue's targets, on the real sessions in ../shared/data/sessions:
+//   1. the largest session compacted to 10% end to end (fresh accountant: counting included), against one bare
+//      o200k counting pass over the same text (gpt-tokenizer's countTokens on each text, summed) — target <= 2x;
+//   2. a ~250k-token conversation (sessions concatenated) compacted to 10%, then one agent step appended and the
+//      result compacted again, many times — target <= 10 ms per append + re-compact.
+// Medians over several passes; CPU time on a shared machine, so read the ratios rather than the milliseconds.
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { compact } from '../dist/engine/index.js';
+import { renderForProbes } from '../dist/eval/fact-score.js';
+import { createTokenAccountant } from '../dist/tokens/index.js';
+import { importTranscript } from '../dist/transcripts/import-transcript.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const sessionsDir = process.env.PRECIS_SESSIONS_DIR ?? join(here, '..', '..', 'shared', 'data', 'sessions');
+let files;
+try {
+  files = readdirSync(sessionsDir)
+    .filter((name) => name !== 'MANIFEST.md')
+    .sort();
+} catch {
+  console.log(`compact.bench: ${sessionsDir} not found, skipping`);
+  process.exit(0);
+}
+const { countTokens } = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base');
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
+
+const sessions = files.map((file) => {
+  const text = readFileSync(join(sessionsDir, file), 'utf8');
+  return { file, bytes: Buffer.byteLength(text), conversation: importTranscript(text, { file }).conversation };
+});
+
+// 1. Largest session, end to end.
+const largest = sessions.reduce((best, session) => (session.bytes > best.bytes ? session : best));
+const texts = renderForProbes(largest.conversation.messages).split('\n');
+countTokens('warm up');
+const bare = [];
+const endToEnd = [];
+let result;
+for (let pass = 0; pass < 5; pass++) {
+  let start = performance.now();
+  for (const text of texts) countTokens(text);
+  bare.push(performance.now() - start);
+  start = performance.now();
+  const accountant = createTokenAccountant();
+  const total = accountant.countConversation(largest.conversation).totalTokens;
+  result = compact(largest.conversation, { budgetTokens: Math.floor(total * 0.1), accountant });
+  endToEnd.push(performance.now() - start);
+}
+console.log(`largest session: ${largest.file} (${(largest.bytes / 1e6).toFixed(2)} MB, ${result.report.tokensBefore} tokens)`);
+console.log(`  bare o200k count        ${median(bare).toFixed(0)} ms`);
+console.log(`  count + compact to 10%  ${median(endToEnd).toFixed(0)} ms (${result.report.tokensAfter} tokens, within budget: ${result.report.withinBudget})`);
+console.log(`  ratio                   ${(median(endToEnd) / median(bare)).toFixed(2)}x (target <= 2x)`);
+
+// 2. Append + re-compact on a ~250k-token conversation.
+const accountant = createTokenAccountant();
+const messages = [];
+let tokens = 0;
+for (let round = 0; tokens < 250_000; round++)
+  for (const session of sessions) {
+    for (const message of session.conversation.messages)
+      if (message.role !== 'system' || messages.length === 0) messages.push(message);
+    tokens = accountant.countConversation(messages).totalTokens;
+    if (tokens >= 250_000) break;
+  }
+const budgetTokens = Math.floor(tokens * 0.1);
+let start = performance.now();
+let current = compact(messages, { budgetTokens, accountant });
+console.log(`\n${messages.length} messages, ${tokens} tokens -> ${current.report.tokensAfter} (budget ${budgetTokens}): first compaction ${(performance.now() - start).toFixed(0)} ms`);
+const steps = [];
+const folds = [];
+for (let step = 0; step < 60; step++) {
+  const id = `bench_${step}`;
+  const output = Array.from({ length: 40 }, (_, line) => `src/module${step}.ts:${line}: value ${line * step} ok`).join('\n');
+  const appended = [
+    ...current.messages,
+    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'bash', input: { command: `npm test -- module${step}` } }] },
+    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'bash', output: { type: 'text', value: output } }] },
+  ];
+  start = performance.now();
+  current = compact(appended, { budgetTokens, accountant });
+  const ms = performance.now() - start;
+  steps.push(ms);
+  if (current.report.actions.length > 0) folds.push(ms);
+}
+console.log(`append one step + re-compact (60 steps): median ${median(steps).toFixed(1)} ms, p90 ${quantile(steps, 0.9).toFixed(1)} ms (target <= 10 ms)`);
+console.log(`  steps that compacted: ${folds.length}, median ${folds.length ? median(folds).toFixed(1) : '-'} ms; within budget: ${current.report.withinBudget}`);
