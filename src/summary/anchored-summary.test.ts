@@ -12,6 +12,7 @@ import { createO200kCounter } from '../tokens/index.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
+  authoredLinesOf,
   buildAnchoredSummary,
   emptyAnchoredSummary,
   mergeAnchoredSummary,
@@ -158,6 +159,22 @@ describe('renderAnchoredSummary', () => {
     expect(capped).toContain('## Session intent');
   });
 
+  it('keeps the most salient and specific lines of a capped section, once per shape, in their order', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 2;
+    for (let index = 0; index < 30; index++)
+      summary.changes.push(`const settings${index} = manager${index}.get();`);
+    summary.changes.push('skipPermissions?: boolean;', 'import fs from "node:fs";', '}');
+    const roomy = renderAnchoredSummary(summary, { maxTokens: 80, counter });
+    // Thirty lines that differ only in numbers are one line's worth of information.
+    expect(roomy.match(/const settings\d+/g)?.length).toBe(1);
+    expect(roomy.indexOf('const settings')).toBeLessThan(roomy.indexOf('skipPermissions'));
+    // Bare syntax and imports never fill leftover room.
+    expect(roomy).toContain('skipPermissions?: boolean;');
+    expect(roomy).not.toContain('- }');
+    expect(roomy).not.toContain('import fs');
+  });
+
   it('returns only the header when nothing else fits', () => {
     const summary = buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] });
     expect(renderAnchoredSummary(summary, { maxTokens: 5 })).toBe(
@@ -236,12 +253,40 @@ describe('mergeAnchoredSummary', () => {
   });
 });
 
+describe('authoredLinesOf', () => {
+  it('keeps what an edit added, not what it kept, and tells project edits from scripts', () => {
+    expect(
+      authoredLinesOf({
+        file_path: 'src/types.ts',
+        old_string: 'export interface Settings {\n  theme: string;\n}',
+        new_string: 'export interface Settings {\n  theme: string;\n  skipPermissions?: boolean;\n}',
+      }),
+    ).toEqual({ kind: 'edit', lines: ['skipPermissions?: boolean;'] });
+    expect(
+      authoredLinesOf({
+        file_path: '/tmp/check.js',
+        content: 'const a = require("x");\nconsole.log(a.run());',
+      }),
+    ).toMatchObject({ kind: 'script' });
+    expect(
+      authoredLinesOf({ command: "cat <<'EOF' > repro.py\nimport numpy as np\nnp.random.seed(42)\nEOF" }),
+    ).toEqual({
+      kind: 'script',
+      lines: ["cat <<'EOF' > repro.py", 'import numpy as np', 'np.random.seed(42)'],
+    });
+    expect(authoredLinesOf('not an object')).toEqual({ kind: 'script', lines: ['not an object'] });
+  });
+});
+
 describe('parseAnchoredSummary', () => {
   it('round-trips through JSON metadata and rejects other values', () => {
     const summary = buildAnchoredSummary(session(), { handles: ['h-a'] });
     expect(parseAnchoredSummary(anchoredSummaryToJson(summary))).toEqual(summary);
     expect(parseAnchoredSummary(undefined)).toBeUndefined();
     expect(parseAnchoredSummary({ version: 2 })).toBeUndefined();
+    // A record from before a section existed reads it as empty.
+    const { scripts: _scripts, ...older } = anchoredSummaryToJson(summary) as Record<string, unknown>;
+    expect(parseAnchoredSummary(older as never)?.scripts).toEqual([]);
     expect(
       parseAnchoredSummary({ ...(anchoredSummaryToJson(summary) as object), errors: [1] }),
     ).toBeUndefined();

@@ -21,10 +21,12 @@ export interface AnchoredSummary {
   failedApproaches: string[];
   commands: string[];
   /**
-   * Lines the agent wrote (edit replacements, new files, scripts, heredocs), verbatim, with where they went:
-   * `path: line`. Distinct; what an edit only moved or kept is left out.
+   * Lines the agent wrote into project files (edit replacements, new files), verbatim and distinct; what an
+   * edit only moved or kept is left out.
    */
   changes: string[];
+  /** Lines of scripts, commands and scratch files the agent wrote, verbatim and distinct. */
+  scripts: string[];
   currentState: string[];
   tasks: SummaryTask[];
   nextSteps: string[];
@@ -76,6 +78,7 @@ type ListSection =
   | 'failedApproaches'
   | 'commands'
   | 'changes'
+  | 'scripts'
   | 'currentState'
   | 'nextSteps'
   | 'excerpts';
@@ -144,6 +147,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     failedApproaches: [],
     commands: [],
     changes: [],
+    scripts: [],
     currentState: [],
     tasks: [],
     nextSteps: [],
@@ -206,8 +210,11 @@ export function buildAnchoredSummary(
   }
 
   for (const message of assistants)
-    for (const call of toolCallsOf(message))
-      for (const line of authoredLinesOf(call.input)) pushUnique(summary.changes, line);
+    for (const call of toolCallsOf(message)) {
+      const authored = authoredLinesOf(call.input);
+      for (const line of authored.lines)
+        pushUnique(authored.kind === 'edit' ? summary.changes : summary.scripts, line);
+    }
   addLedger(summary, buildLedger(droppedMessages));
   for (const excerpt of excerptsOf(originals, maxExcerptChars)) pushUnique(summary.excerpts, excerpt);
   return summary;
@@ -276,22 +283,40 @@ const locationKey =
   /^(?:file_?path|path|paths|filename|file|target_?file|notebook_?path|cwd|directory|dir|url|glob|pattern|include|exclude)$/i;
 const maxChangeChars = 200;
 
+/** Where the lines of a tool call went: a project file (an edit, a new file) or a script, command or scratch file. */
+export type AuthoredKind = 'edit' | 'script';
+
+export interface AuthoredLines {
+  kind: AuthoredKind;
+  lines: string[];
+}
+
+/** Scratch locations: files written there are throwaway scripts, not the project's code. */
+const scratchPath = /^(?:\/tmp\/|\/var\/tmp\/|\/private\/tmp\/|[A-Za-z]:\\(?:Windows\\)?Temp\\)/i;
+
 /**
  * The lines a tool call wrote: string values of its input (edit replacements, file contents, scripts, heredoc
  * bodies, commands), minus the lines an edit replaced, so what remains is what the agent authored. Trivial lines
- * (brackets, blank, very short) are skipped.
+ * (brackets, blank, very short) are skipped. `kind` is `edit` when the call names a file outside scratch
+ * locations and writes text into it, else `script`.
  */
-export function authoredLinesOf(input: unknown): string[] {
+export function authoredLinesOf(input: unknown): AuthoredLines {
   const written: string[] = [];
   const replaced = new Set<string>();
+  let path: string | undefined;
+  let hasReplacement = false;
   const walk = (value: unknown, key: string | undefined): void => {
     if (typeof value === 'string') {
-      if (key !== undefined && locationKey.test(key)) return;
-      const target = key !== undefined && replacedTextKey.test(key) ? undefined : written;
+      if (key !== undefined && locationKey.test(key)) {
+        path ??= value;
+        return;
+      }
+      const isReplaced = key !== undefined && replacedTextKey.test(key);
+      if (isReplaced) hasReplacement = true;
       for (const raw of value.split(/\r?\n/)) {
         const line = raw.trim();
-        if (target === undefined) replaced.add(line);
-        else target.push(line);
+        if (isReplaced) replaced.add(line);
+        else written.push(line);
       }
       return;
     }
@@ -306,7 +331,8 @@ export function authoredLinesOf(input: unknown): string[] {
     const capped = line.length > maxChangeChars ? `${line.slice(0, maxChangeChars)}…` : line;
     if (!lines.includes(capped)) lines.push(capped);
   }
-  return lines;
+  const projectFile = path !== undefined && !scratchPath.test(path) && (hasReplacement || written.length > 1);
+  return { kind: projectFile ? 'edit' : 'script', lines };
 }
 
 const errorCue =
@@ -429,6 +455,7 @@ const listSections: readonly ListSection[] = [
   'failedApproaches',
   'commands',
   'changes',
+  'scripts',
   'currentState',
   'nextSteps',
   'excerpts',
@@ -479,6 +506,31 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return groups;
 }
 
+/** Below this (a lone `}`, an import line), a line is not worth a summary's room. */
+const minSalience = 0.15;
+
+const wordPattern = /[A-Za-z_$][\w$]{2,}/g;
+
+/**
+ * How rare a line's words are among all the summary's lines, 0 (every word everywhere) to about 1 (words
+ * found nowhere else): a specific line (`skipPermissions?: boolean`) says more than one of twenty variations on
+ * the same names. An inverse document frequency, averaged over the line's distinct words.
+ */
+function rarityOf(lines: readonly string[]): (line: string) => number {
+  const frequency = new Map<string, number>();
+  for (const line of lines)
+    for (const word of new Set(line.match(wordPattern) ?? []))
+      frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  const scale = Math.log(lines.length + 1);
+  return (line) => {
+    const words = new Set(line.match(wordPattern) ?? []);
+    if (words.size === 0 || scale === 0) return 0;
+    let sum = 0;
+    for (const word of words) sum += Math.log((lines.length + 1) / (frequency.get(word) ?? 1));
+    return sum / words.size / scale;
+  };
+}
+
 type LinePolicy = 'first' | 'latest' | 'salient';
 
 interface RenderedSection {
@@ -511,7 +563,8 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     { title: 'Errors → fixes', weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
     { title: 'Failed approaches', weight: 0.04, lines: bullets(summary.failedApproaches), keep: 'salient' },
     { title: 'Commands', weight: 0.08, lines: bullets(summary.commands), keep: 'salient' },
-    { title: 'Lines written (verbatim)', weight: 0.2, lines: bullets(summary.changes), keep: 'salient' },
+    { title: 'Code written (verbatim)', weight: 0.14, lines: bullets(summary.changes), keep: 'salient' },
+    { title: 'Scripts and commands written', weight: 0.08, lines: bullets(summary.scripts), keep: 'salient' },
     { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
     { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
     { title: 'Next steps', weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
@@ -534,20 +587,28 @@ function fitLines(
   maxTokens: number,
   counter: TokenCounter,
   policy: LinePolicy,
+  rarity: (line: string) => number,
 ): { kept: string[]; left: number } {
   const order = lines.map((line, index) => ({
     line,
     index,
-    score: policy === 'salient' ? itemSalience(line) : 0,
+    score: policy === 'salient' ? itemSalience(line) * (0.5 + rarity(line)) : 0,
   }));
   if (policy === 'salient') order.sort((a, b) => b.score - a.score || a.index - b.index);
   if (policy === 'latest') order.reverse();
   const chosen: typeof order = [];
+  // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
+  const shapes = new Set<string>();
   let used = 0;
   for (const candidate of order) {
+    const shape = policy === 'salient' ? candidate.line.replace(/\d+/g, '#') : undefined;
+    if (shape !== undefined && shapes.has(shape)) continue;
+    // Bare syntax and imports never fill the room left over: the archive has them.
+    if (policy === 'salient' && candidate.score < minSalience) continue;
     const tokens = counter.count(candidate.line) + 1;
     if (used + tokens > maxTokens) continue;
     chosen.push(candidate);
+    if (shape !== undefined) shapes.add(shape);
     used += tokens;
   }
   chosen.sort((a, b) => a.index - b.index);
@@ -624,6 +685,7 @@ export function renderAnchoredSummary(
   defaultCounter ??= createO200kCounter();
   const counter = memoisedCounter(options.counter ?? defaultCounter);
   const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
+  const rarity = rarityOf(sections.flatMap((section) => section.lines));
   const build = (caps: readonly number[] | undefined) => {
     const pieces = [header(summary)];
     sections.forEach((section, index) => {
@@ -631,7 +693,7 @@ export function renderAnchoredSummary(
       const { kept, left } =
         limit === undefined
           ? { kept: section.lines, left: 0 }
-          : fitLines(section.lines, limit, counter, section.keep);
+          : fitLines(section.lines, limit, counter, section.keep, rarity);
       if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
       const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
       pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);
