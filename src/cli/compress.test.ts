@@ -92,6 +92,37 @@ describe('precis compress / expand', () => {
     expect(output.messages.every((message: { id?: string }) => typeof message.id === 'string')).toBe(true);
   });
 
+  it('runs the named strategies given with --strategy, in order', async () => {
+    const result = await cli(
+      'compress',
+      example,
+      '--budget',
+      '50%',
+      '--no-store',
+      '--report',
+      '--strategy',
+      'stub-tool-outputs, fold-into-summary',
+    );
+    expect(result.exitCode).toBe(0);
+    const report = JSON.parse(result.stderr.slice(result.stderr.indexOf('\n{') + 1));
+    const names = [...new Set(report.strategies.map((strategy: { name: string }) => strategy.name))];
+    expect(names[0]).toBe('stub-tool-outputs');
+    expect(names.every((name) => name === 'stub-tool-outputs' || name === 'fold-into-summary')).toBe(true);
+    const unknown = await cli(
+      'compress',
+      example,
+      '--budget',
+      '50%',
+      '--no-store',
+      '--strategy',
+      'stub,fold',
+    );
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(
+      /--strategy.*unknown strategy "stub"; expected default or one of strip-reasoning, /,
+    );
+  });
+
   it('fails with budget-exceeded under --strict when the budget cannot be met', async () => {
     const result = await cli('compress', example, '--budget', '100', '--no-store', '--strict');
     expect(result.exitCode).toBe(1);

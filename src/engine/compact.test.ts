@@ -16,9 +16,9 @@ import {
   type CompactResult,
   compact,
   compactAsync,
-  defaultStrategies,
   preservedMessageIds,
 } from './compact.js';
+import { defaultStrategies } from './named-strategies.js';
 
 const accountant = createTokenAccountant();
 

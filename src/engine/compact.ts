@@ -6,12 +6,6 @@ import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
 import { type Repair, repairMessages, repairPlaceholders } from '../messages/validate/index.js';
-import { compactJsonOutputs } from '../strategies/compact-json-outputs/compact-json-outputs.js';
-import { deduplicate } from '../strategies/deduplicate/deduplicate.js';
-import { extractiveProse } from '../strategies/extractive-prose/extractive-prose.js';
-import { foldIntoSummary } from '../strategies/fold-into-summary/fold-into-summary.js';
-import { pruneCodeBodies } from '../strategies/prune-code-bodies/prune-code-bodies.js';
-import { removeFiller } from '../strategies/remove-filler/remove-filler.js';
 import {
   type AnyStrategy,
   isAsyncStrategy,
@@ -22,9 +16,8 @@ import {
   type StrategyWarning,
 } from '../strategies/strategy.js';
 import { recentTurnsStart } from '../strategies/strategy-support.js';
-import { stripReasoning } from '../strategies/strip-reasoning/strip-reasoning.js';
-import { stubToolOutputs } from '../strategies/stub-tool-outputs/stub-tool-outputs.js';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
+import { defaultStrategies } from './named-strategies.js';
 
 export const compactProviders = ['openai', 'anthropic', 'any'] as const;
 export type CompactProvider = (typeof compactProviders)[number];
@@ -87,31 +80,6 @@ export interface CompactResult {
   conversation: Conversation;
   report: CompactReport;
   warnings: Array<StrategyWarning | CompactWarning>;
-}
-
-/**
- * The default pipeline, cheapest and most faithful first (see ARCHITECTURE.md): strip old reasoning, remove
- * filler, compact JSON outputs, stub large tool outputs, stub near-duplicates, shorten long prose, prune code
- * bodies, and as a last resort drop the oldest turns, folding them into one anchored summary (`foldIntoSummary`,
- * which runs `dropOldestTurns` and gives the summary up to 65% of the budget). Every strategy stops as soon as
- * the budget holds.
- *
- * The strategies get `keepRecentTurns: 0`: recency is the engine's job, carried by the preserved ids (which
- * never split a tool call from its results), so a long agent loop under a single user message is still
- * compressible. Size thresholds are lower than the strategies' own defaults because strategies handle
- * candidates largest first and stop at the budget: a low threshold only matters when the budget is tight.
- */
-export function defaultStrategies(): Strategy[] {
-  return [
-    stripReasoning({ keepRecentTurns: 0 }),
-    removeFiller(),
-    compactJsonOutputs({ minTokens: 50 }),
-    stubToolOutputs({ minTokens: 100, keepRecentTurns: 0 }),
-    deduplicate({ minTokens: 100, keepRecentTurns: 0 }),
-    extractiveProse({ minTokens: 200, keepRecentTurns: 0 }),
-    pruneCodeBodies({ minTokens: 200, keepRecentTurns: 0 }),
-    foldIntoSummary(),
-  ];
 }
 
 /** Rounds of strategies + repair: a repair can add a few tokens (placeholder results) that the next round takes back. */

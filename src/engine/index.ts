@@ -9,7 +9,6 @@ export {
   compact,
   compactAsync,
   compactProviders,
-  defaultStrategies,
   preservedMessageIds,
 } from './compact.js';
 export {
@@ -33,6 +32,13 @@ export {
   type RehydrationOptions,
   type RehydrationReader,
 } from './context-manager.js';
+export {
+  defaultStrategies,
+  defaultStrategyNames,
+  type StrategyName,
+  strategiesByName,
+  strategyNames,
+} from './named-strategies.js';
 export {
   type ContextOverflow,
   isOverflowError,

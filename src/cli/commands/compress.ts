@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { createSqliteArchive, type SqliteArchive } from '../../archive/sqlite-archive.js';
 import { type CompactResult, compact } from '../../engine/compact.js';
+import { strategiesByName } from '../../engine/named-strategies.js';
 import { InvalidArgumentError, PrecisError } from '../../errors/index.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import type { CliIo } from '../cli-io.js';
@@ -26,6 +27,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     budget: { type: 'string', short: 'b' },
     to: { type: 'string' },
     'keep-recent': { type: 'string' },
+    strategy: { type: 'string' },
     report: { type: 'boolean' },
     store: { type: 'string' },
     'no-store': { type: 'boolean' },
@@ -40,6 +42,13 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     );
   const to = oneOf('--to', values.to, outputFormats) ?? 'precis';
   const keepRecentTurns = nonNegativeInteger('--keep-recent', values['keep-recent']);
+  const strategies =
+    values.strategy === undefined
+      ? undefined
+      : strategiesByName(
+          values.strategy.split(',').map((name) => name.trim()),
+          '--strategy',
+        );
   if (values.store !== undefined && values['no-store'] === true)
     throw new InvalidArgumentError('--no-store', 'cannot be combined with --store');
 
@@ -61,6 +70,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       archive: archive ?? createMemoryArchive(),
       strict: values.strict === true,
       ...(keepRecentTurns === undefined ? {} : { keepRecentTurns }),
+      ...(strategies === undefined ? {} : { strategies }),
     });
   } finally {
     archive?.close();
