@@ -50,7 +50,10 @@ export {
   parseLlmSpec,
   providerErrorKinds,
   type ResolveLlmConfigOptions,
+  redactSecrets,
   resolveLlmConfig,
+  type SecretKind,
+  secretKinds,
 } from './llm/index.js';
 export {
   type FromAnthropicOptions,

@@ -62,3 +62,28 @@ export {
   type ProviderErrorKind,
   providerErrorKinds,
 } from './provider-error.js';
+export {
+  mergeRedactions,
+  type RedactSecretsResult,
+  redactionMarker,
+  redactSecrets,
+  type SecretKind,
+  type SecretRedaction,
+  secretKinds,
+} from './redact-secrets.js';
+export {
+  type BuildSummaryPromptOptions,
+  buildSummaryPrompt,
+  fenceData,
+  readSummaryOutput,
+  renderSummaryFacts,
+  renderTranscript,
+  renderTranscriptMessage,
+  type SummaryFacts,
+  type SummaryMode,
+  type SummaryPrompt,
+  type SummaryPromptKind,
+  summaryModes,
+  summaryOutputSchema,
+  summaryPromptKinds,
+} from './summary-prompt.js';

@@ -15,6 +15,9 @@ export { dropOldestTurns } from './drop-oldest-turns/drop-oldest-turns.js';
 export { type CompressProseOptions, compressProse } from './extractive-prose/compress-prose.js';
 export { type ExtractiveProseOptions, extractiveProse } from './extractive-prose/extractive-prose.js';
 export { type FoldIntoSummaryOptions, foldIntoSummary } from './fold-into-summary/fold-into-summary.js';
+export { type LlmProgressiveOptions, llmProgressive } from './llm-progressive/llm-progressive.js';
+export { type LlmSummarizeOptions, llmSummarize } from './llm-summarize/llm-summarize.js';
+export { type LlmSummaryOptions, summaryHeader, summaryHeaderPattern } from './llm-support.js';
 export {
   type CodeLanguage,
   codeLanguages,
