@@ -4,6 +4,8 @@ export interface CliIo {
   stderr(text: string): void;
   /** Whether stdout is a terminal (tables get colour only there, and only without NO_COLOR). */
   isTerminal: boolean;
+  /** Whether stderr is a terminal (progress bars are drawn only there). @default false */
+  stderrIsTerminal?: boolean;
   env: Record<string, string | undefined>;
 }
 
@@ -12,6 +14,7 @@ export function processIo(): CliIo {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     isTerminal: process.stdout.isTTY === true,
+    stderrIsTerminal: process.stderr.isTTY === true,
     env: process.env,
   };
 }

@@ -3,11 +3,21 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { InvalidArgumentError } from '../errors/index.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import type { Conversation, Message } from '../messages/types.js';
 import { repairPlaceholders, validateMessages } from '../messages/validate/index.js';
 import { createTokenAccountant } from '../tokens/index.js';
-import { type Compressor, headTailCompressor, truncationCompressor } from './compressors.js';
+import {
+  type Compressor,
+  compressorNames,
+  createCompressor,
+  headTailCompressor,
+  parseCompressorList,
+  precisCompressor,
+  truncationCompressor,
+} from './compressors.js';
+import { renderForProbes } from './fact-score.js';
 
 const accountant = createTokenAccountant();
 const examplePath = join(
@@ -104,5 +114,45 @@ describe('headTailCompressor', () => {
     const output = headTailCompressor.compress(example, budget, { accountant });
     expect(output.slice(0, 2)).toEqual(example.messages.slice(0, 2));
     expect(output.at(-1)).toBe(example.messages.at(-1));
+  });
+});
+
+describe('the strategy registry', () => {
+  it('names every strategy after itself, and the baselines are the shared instances', () => {
+    for (const name of compressorNames) expect(createCompressor(name).name).toBe(name);
+    expect(createCompressor('truncation')).toBe(truncationCompressor);
+    expect(createCompressor('precis')).toBe(precisCompressor);
+  });
+
+  it('pipeline variants fit the budget; extractive drops instead of folding into a summary', () => {
+    const budget = Math.floor(tokens(example.messages) * 0.1);
+    const outputs = Object.fromEntries(
+      (['precis', 'extractive', 'stubs-only'] as const).map((name) => [
+        name,
+        createCompressor(name).compress(example, budget, { accountant }),
+      ]),
+    );
+    for (const output of Object.values(outputs)) {
+      expect(tokens(output)).toBeLessThanOrEqual(budget);
+      expect(validateMessages(output, validity).valid).toBe(true);
+    }
+    const origins = (messages: Message[]) => messages.map((message) => message.metadata?.origin);
+    expect(origins(outputs.precis!)).toContain('summary');
+    expect(origins(outputs.extractive!)).not.toContain('summary');
+    expect(origins(outputs['stubs-only']!)).not.toContain('summary');
+    // The variants really differ from each other.
+    expect(new Set(Object.values(outputs).map((output) => renderForProbes(output))).size).toBe(3);
+  });
+
+  it('reads a comma-separated list; an unknown name lists the known ones', () => {
+    expect(parseCompressorList('truncation, precis,stubs-only').map((compressor) => compressor.name)).toEqual(
+      ['truncation', 'precis', 'stubs-only'],
+    );
+    expect(() => parseCompressorList('precis,magic')).toThrow(InvalidArgumentError);
+    expect(() => parseCompressorList('precis,magic')).toThrow(
+      'strategies: unknown strategy "magic": expected one of truncation, head+tail, precis, extractive, stubs-only, full',
+    );
+    expect(() => parseCompressorList('precis,,truncation')).toThrow(/empty name/);
+    expect(() => parseCompressorList('precis,precis')).toThrow(/precis is given twice/);
   });
 });

@@ -1,4 +1,6 @@
 import { type CompactOptions, compact } from '../engine/index.js';
+import { defaultStrategyNames, strategiesByName } from '../engine/named-strategies.js';
+import { InvalidArgumentError } from '../errors/index.js';
 import type { Conversation, Message } from '../messages/types.js';
 import { repairMessages } from '../messages/validate/index.js';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
@@ -193,3 +195,77 @@ export function createPrecisCompressor(options: PrecisCompressorOptions = {}): C
 }
 
 export const precisCompressor: Compressor = createPrecisCompressor();
+
+/**
+ * The strategies `--strategies` can name:
+ * - `truncation`: keep the system prompt and the most recent messages (the baseline);
+ * - `head+tail`: the start and the end of the conversation, half the budget each;
+ * - `precis`: the engine's default pipeline, ending in the anchored summary fold;
+ * - `extractive`: the default pipeline without the fold: old turns are dropped (behind an archive marker)
+ *   instead of summarised, which measures what the summary adds;
+ * - `stubs-only`: large tool outputs stubbed, then old turns dropped; nothing else rewritten;
+ * - `full`: the whole conversation (every probe's facts survive; over budget by design).
+ */
+export const compressorNames = [
+  'truncation',
+  'head+tail',
+  'precis',
+  'extractive',
+  'stubs-only',
+  'full',
+] as const;
+export type CompressorName = (typeof compressorNames)[number];
+
+/** The default pipeline with its fold replaced by dropping the oldest turns. */
+function extractiveStrategies() {
+  return strategiesByName([
+    ...defaultStrategyNames.filter((name) => name !== 'fold-into-summary'),
+    'drop-oldest-turns',
+  ]);
+}
+
+/**
+ * The compressor a registry name stands for (see `compressorNames`).
+ *
+ * @throws InvalidArgumentError listing the known names when the name is not one of them
+ */
+export function createCompressor(name: string): Compressor {
+  switch (name as CompressorName) {
+    case 'truncation':
+      return truncationCompressor;
+    case 'head+tail':
+      return headTailCompressor;
+    case 'precis':
+      return precisCompressor;
+    case 'extractive':
+      return createPrecisCompressor({ name: 'extractive', strategies: extractiveStrategies() });
+    case 'stubs-only':
+      return createPrecisCompressor({
+        name: 'stubs-only',
+        strategies: strategiesByName(['stub-tool-outputs', 'drop-oldest-turns']),
+      });
+    case 'full':
+      return fullContextCompressor;
+    default:
+      throw new InvalidArgumentError(
+        'strategies',
+        `unknown strategy "${name}": expected one of ${compressorNames.join(', ')}`,
+      );
+  }
+}
+
+/**
+ * The compressors of a comma-separated list such as `truncation,precis,extractive`, each once, in order.
+ *
+ * @throws InvalidArgumentError for an empty or repeated name, or one the registry does not know
+ */
+export function parseCompressorList(list: string): Compressor[] {
+  const names = list.split(',').map((name) => name.trim());
+  const seen = new Set<string>();
+  return names.map((name) => {
+    if (name === '') throw new InvalidArgumentError('strategies', `empty name in "${list}"`);
+    if (seen.has(name)) throw new InvalidArgumentError('strategies', `${name} is given twice`);
+    seen.add(name);
+    return createCompressor(name);
+  });
+}

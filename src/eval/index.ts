@@ -1,47 +1,11 @@
-// `precis/eval`: probe-based evaluation of compressors (deterministic fact checks; the LLM judge comes later).
-export {
-  type Compressor,
-  type CompressorContext,
-  createHeadTailCompressor,
-  createPrecisCompressor,
-  createTruncationCompressor,
-  fullContextCompressor,
-  type HeadTailCompressorOptions,
-  headTailCompressor,
-  type PrecisCompressorOptions,
-  precisCompressor,
-  type TruncationCompressorOptions,
-  truncationCompressor,
-} from './compressors.js';
-export {
-  type FactSurvival,
-  factSurvival,
-  type OffsetBucket,
-  offsetBuckets,
-  type ProbeResult,
-  type ProbeScore,
-  type ProbeTally,
-  renderForProbes,
-  scoreProbes,
-  scoreProbesInText,
-} from './fact-score.js';
-export {
-  InvalidProbeFileError,
-  loadProbeFile,
-  type ParseProbeFileOptions,
-  type Probe,
-  type ProbeFile,
-  type ProbeType,
-  parseProbeFile,
-  probeTypes,
-} from './probes.js';
+// `precis/eval`: probe-based evaluation of compressors — probe files and generated probes, deterministic fact
+// checks, compression points, the LLM answerer and judge, side-by-side runs, a result cache, and reports.
+export * from './compression-points.js';
+export * from './compressors.js';
+export * from './eval-cache.js';
+export * from './fact-score.js';
+export * from './generate-probes.js';
+export * from './judge.js';
+export * from './probes.js';
 export * from './report/index.js';
-export {
-  type CompressorTotal,
-  type EvalBudget,
-  type EvalReport,
-  type EvalSession,
-  type EvaluateSessionsOptions,
-  evaluateSessions,
-  type SessionResult,
-} from './run-eval.js';
+export * from './run-eval.js';

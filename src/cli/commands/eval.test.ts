@@ -5,7 +5,15 @@ import { describe, expect, it } from 'vitest';
 import type { EvalReport } from '../../eval/run-eval.js';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
-import { findProbeFile, parseBudget, parseBudgets } from './eval.js';
+import {
+  belowMinPass,
+  findProbeFile,
+  parseBudget,
+  parseBudgets,
+  parseMinPass,
+  parsePoints,
+  renderProgressBar,
+} from './eval.js';
 
 const examples = join(import.meta.dirname, '..', '..', '..', 'examples', 'transcripts');
 const session = join(examples, 'fix-retry-backoff.openai.json');
@@ -163,5 +171,134 @@ describe('parseBudget and findProbeFile', () => {
     expect(findProbeFile(directory, '/x/a.openai.json')).toBe(join(directory, 'a.probes.json'));
     writeFileSync(join(directory, 'a.openai.json.probes.json'), '{}');
     expect(findProbeFile(directory, '/x/a.openai.json')).toBe(join(directory, 'a.openai.json.probes.json'));
+  });
+});
+
+describe('precis eval: strategies, points, generated probes, CI gate', () => {
+  it('--strategies picks from the registry and always adds truncation as the baseline', async () => {
+    const { exitCode, stdout } = await cli(
+      'eval',
+      session,
+      '--probes',
+      examples,
+      '--budget',
+      '10%',
+      '--strategies',
+      'precis,extractive,stubs-only',
+      '--json',
+    );
+    expect(exitCode).toBe(0);
+    const report = JSON.parse(stdout) as EvalReport;
+    expect(report.compressors).toEqual(['truncation', 'precis', 'extractive', 'stubs-only']);
+    const unknown = await cli(
+      'eval',
+      session,
+      '--probes',
+      examples,
+      '--budget',
+      '10%',
+      '--strategies',
+      'magic',
+    );
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain(
+      '--strategies: unknown strategy "magic": expected one of truncation, head+tail',
+    );
+  });
+
+  it('--generate derives probes from the session; --points evaluates the prefixes', async () => {
+    const { exitCode, stdout } = await cli(
+      'eval',
+      session,
+      '--generate',
+      '--budget',
+      '20%',
+      '--points',
+      '50%,1',
+      '--strategies',
+      'truncation,precis',
+    );
+    expect(exitCode).toBe(0);
+    expect(stdout).toContain('at 50% of the session');
+    expect(stdout).toContain('at 100% of the session');
+    const json = await cli('eval', session, '--generate', '--budget', '20%', '--points', '0.5,1', '--json');
+    const report = JSON.parse(json.stdout) as EvalReport;
+    expect(report.points).toEqual([0.5, 1]);
+    expect(report.results[0]!.points).toHaveLength(2);
+    expect(report.results[0]!.probes.map((probe) => probe.id)).toContain('task');
+    const both = await cli('eval', session, '--generate', '--probes', examples, '--budget', '10%');
+    expect(both.exitCode).toBe(2);
+    expect(both.stderr).toContain('--generate');
+  });
+
+  it('--min-pass exits 1 when a strategy other than truncation is below, 0 otherwise', async () => {
+    const strict = await cli('eval', session, '--probes', examples, '--budget', '5%', '--min-pass', '0.99');
+    expect(strict.exitCode).toBe(1);
+    expect(strict.stderr).toMatch(/below --min-pass 0\.99: precis passed \d+\/12/);
+    expect(strict.stderr).not.toContain('truncation passed');
+    const lenient = await cli('eval', session, '--probes', examples, '--budget', '5%', '--min-pass', '0%');
+    expect(lenient.exitCode).toBe(0);
+    expect(
+      (await cli('eval', session, '--probes', examples, '--budget', '5%', '--min-pass', '2')).exitCode,
+    ).toBe(2);
+  });
+
+  it('names a file that is not a session, and an unconfigured judge, with a clear error', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'precis-eval-'));
+    const notes = join(directory, 'notes.md');
+    writeFileSync(notes, '# Notes\n\nNothing here.\n');
+    const notSession = await cli('eval', notes, '--generate', '--budget', '10%');
+    expect(notSession.exitCode).not.toBe(0);
+    expect(notSession.stderr).toContain(`${notes} is not a session transcript`);
+    const judge = await cli(
+      'eval',
+      session,
+      '--generate',
+      '--budget',
+      '10%',
+      '--judge',
+      'anthropic:claude-haiku-4-5',
+    );
+    expect(judge.exitCode).toBe(2);
+    expect(judge.stderr).toContain('ANTHROPIC_API_KEY');
+  });
+});
+
+describe('option parsers and the progress bar', () => {
+  it('reads points and --min-pass as shares or percentages', () => {
+    expect(parsePoints('1,0.25,50%')).toEqual([0.25, 0.5, 1]);
+    for (const bad of ['0', '1.5', 'half', '', '0.5,,1']) expect(() => parsePoints(bad)).toThrow(/--points/);
+    expect(parseMinPass('0.5')).toBe(0.5);
+    expect(parseMinPass('75%')).toBe(0.75);
+    for (const bad of ['-1', '1.2', 'x', '150%']) expect(() => parseMinPass(bad)).toThrow(/--min-pass/);
+  });
+
+  it('draws a bar of the done share', () => {
+    expect(renderProgressBar({ phase: 'judge', done: 3, total: 12, cached: 2 }, '10%', 8)).toBe(
+      '[##------] 3/12 judge 10%, 2 cached',
+    );
+    expect(renderProgressBar({ phase: 'compress', done: 0, total: 0, cached: 0 }, '5%', 4)).toBe(
+      '[####] 0/0 compress 5%',
+    );
+  });
+
+  it('belowMinPass ignores truncation', () => {
+    const tally = (passRate: number) => ({
+      passed: 0,
+      probes: 1,
+      passRate,
+      factsKept: 0,
+      facts: 0,
+      factSurvival: 0,
+    });
+    const report = {
+      budget: { ratio: 0.1 },
+      totals: [
+        { compressor: 'truncation', total: tally(0) },
+        { compressor: 'precis', total: tally(0.6) },
+      ],
+    } as unknown as EvalReport;
+    expect(belowMinPass([report], 0.5)).toEqual([]);
+    expect(belowMinPass([report], 0.7)).toEqual(['precis passed 0/1 (60.0%) at 10%']);
   });
 });

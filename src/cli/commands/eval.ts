@@ -1,75 +1,229 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { InvalidArgumentError, PrecisError } from '../../errors/index.js';
-import {
-  type Compressor,
-  headTailCompressor,
-  precisCompressor,
-  truncationCompressor,
-} from '../../eval/compressors.js';
+import { checkCompressionPoints } from '../../eval/compression-points.js';
+import { type Compressor, parseCompressorList, truncationCompressor } from '../../eval/compressors.js';
+import { createEvalCache, type EvalCache } from '../../eval/eval-cache.js';
 import { offsetBuckets, type ProbeTally } from '../../eval/fact-score.js';
-import { loadProbeFile, probeTypes } from '../../eval/probes.js';
+import { generateProbes } from '../../eval/generate-probes.js';
+import { createJudge, type Judge, judgeDimensions } from '../../eval/judge.js';
+import { loadProbeFile, type Probe, probeTypes } from '../../eval/probes.js';
 import { formatBudget } from '../../eval/report/format-values.js';
 import { renderHtml } from '../../eval/report/render-html.js';
 import { renderMarkdown } from '../../eval/report/render-markdown.js';
-import { type EvalBudget, type EvalReport, type EvalSession, evaluateSessions } from '../../eval/run-eval.js';
+import {
+  type EvalBudget,
+  type EvalProgress,
+  type EvalReport,
+  type EvalSession,
+  runEval,
+} from '../../eval/run-eval.js';
+import { createLlmClient } from '../../llm/create-llm-client.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import type { CliIo } from '../cli-io.js';
 import { formatInteger, formatTable } from '../format-table.js';
-import { parseOptions } from '../parse-options.js';
+import { parseOptions, positiveInteger } from '../parse-options.js';
 import { inputOptions, readInput } from '../read-input.js';
 
+/** Used when `--strategies` is not given. */
+const defaultStrategyList = 'truncation,head+tail,precis';
+
 /**
- * `precis eval <file...> --probes <dir> --budget <N%|tokens>[,...] [--json] [--markdown FILE] [--report FILE]`:
- * compresses every session with every compressor at the same budget and reports which probes' facts
- * survived, side by side. Several budgets (`--budget 5%,10%`) run the whole evaluation once per budget;
- * `--json` then prints an array of reports instead of one. `--markdown` and `--report` (HTML) write files.
+ * `precis eval <file...> (--probes DIR | --generate) --budget N%[,M%] [--strategies a,b,c] [--points 0.5,1]
+ * [--judge SPEC] [--concurrency N] [--cache FILE] [--json] [--markdown FILE] [--report FILE] [--min-pass X]`:
+ * compresses every session with every strategy at the same budget (and compression points) and reports which
+ * probes' facts survived, side by side, plain truncation always among them as the baseline. Several budgets
+ * run the whole evaluation once per budget; `--json` then prints an array of reports instead of one.
  *
- * A session without a probe file is an error naming the paths that were tried: a run that silently skips
- * sessions would report a pass rate over a different set than the user asked for.
+ * `--judge` adds the LLM answerer and judge (Factory's rubric) on every probe, `--concurrency` calls at a time,
+ * with scores kept in `--cache` so a re-run skips them. `--min-pass X` exits 1 when any strategy but
+ * truncation passes less than X of the probes (fact check, last point) at any budget: a CI gate.
+ *
+ * A session without a probe file is an error naming the paths that were tried, and a file that is not a
+ * session is an error naming it: a run that silently skips inputs would report over another set than asked.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
     ...inputOptions,
     probes: { type: 'string' },
+    generate: { type: 'boolean' },
     budget: { type: 'string' },
+    strategies: { type: 'string' },
+    points: { type: 'string' },
+    judge: { type: 'string' },
+    concurrency: { type: 'string' },
+    cache: { type: 'string' },
+    'min-pass': { type: 'string' },
     json: { type: 'boolean' },
     markdown: { type: 'string' },
     report: { type: 'string' },
   });
   if (positionals.length === 0)
     throw new InvalidArgumentError('<file>', 'eval takes at least one session file');
-  if (values.probes === undefined)
-    throw new InvalidArgumentError('--probes', 'required: the directory of <session>.probes.json files');
+  if (values.probes === undefined && values.generate !== true)
+    throw new InvalidArgumentError(
+      '--probes',
+      'required: the directory of <session>.probes.json files (or --generate to derive probes from each session)',
+    );
+  if (values.probes !== undefined && values.generate === true)
+    throw new InvalidArgumentError('--generate', 'give either --probes DIR or --generate, not both');
   if (values.budget === undefined)
     throw new InvalidArgumentError(
       '--budget',
       'required: a share like 10%, a token count like 8000, or a list like 5%,10%',
     );
   const budgets = parseBudgets(values.budget);
-  const probesDir = values.probes;
+  const compressors = withBaseline(parseStrategies(values.strategies ?? defaultStrategyList));
+  const points = values.points === undefined ? [1] : parsePoints(values.points);
+  const minPass = values['min-pass'] === undefined ? undefined : parseMinPass(values['min-pass']);
+  const concurrency = positiveInteger('--concurrency', values.concurrency) ?? 4;
+  // Build the judge before reading anything: a missing key should fail at once.
+  const judge: Judge | undefined =
+    values.judge === undefined ? undefined : createJudge({ client: createLlmClient(values.judge) });
+  const cache: EvalCache | undefined =
+    values.cache === undefined ? undefined : createEvalCache({ path: values.cache });
 
+  const probesDir = values.probes;
   // Find every probe file before importing anything: a missing one should fail fast, not after minutes.
-  const probePaths = positionals.map((file) => findProbeFile(probesDir, file));
+  const probePaths = probesDir === undefined ? [] : positionals.map((file) => findProbeFile(probesDir, file));
   const sessions: EvalSession[] = [];
   for (const [index, file] of positionals.entries()) {
-    const probeFile = loadProbeFile(probePaths[index]!);
-    if (probeFile.session !== basename(file))
-      io.stderr(`warning: ${probePaths[index]} is for session "${probeFile.session}", used for ${file}\n`);
-    const { conversation } = await readInput(file, values, io);
-    sessions.push({ name: basename(file), conversation, probes: probeFile.probes });
+    const { conversation } = await readSession(file, values, io);
+    let probes: Probe[];
+    if (probesDir === undefined) probes = generateProbes(conversation, { session: basename(file) }).probes;
+    else {
+      const probeFile = loadProbeFile(probePaths[index]!);
+      if (probeFile.session !== basename(file))
+        io.stderr(`warning: ${probePaths[index]} is for session "${probeFile.session}", used for ${file}\n`);
+      probes = probeFile.probes;
+    }
+    sessions.push({ name: basename(file), conversation, probes });
   }
 
-  const compressors: Compressor[] = [truncationCompressor, headTailCompressor, precisCompressor];
-
   const accountant = createTokenAccountant();
-  const reports = budgets.map((budget) => evaluateSessions({ sessions, compressors, budget, accountant }));
+  const progress = progressBar(io);
+  const reports: EvalReport[] = [];
+  for (const [index, budget] of budgets.entries()) {
+    reports.push(
+      await runEval({
+        sessions,
+        compressors,
+        budget,
+        points,
+        accountant,
+        concurrency,
+        ...(judge === undefined ? {} : { judge }),
+        ...(cache === undefined ? {} : { cache }),
+        ...(progress === undefined
+          ? {}
+          : {
+              onProgress: (event: EvalProgress) =>
+                progress(event, `${formatBudget(budget)} (${index + 1}/${budgets.length})`),
+            }),
+      }),
+    );
+  }
+  if (progress !== undefined) io.stderr('\r\x1b[2K');
   const probes = Object.fromEntries(sessions.map((session) => [session.name, session.probes]));
   if (values.markdown !== undefined) writeReport(values.markdown, renderMarkdown({ reports, probes }), io);
   if (values.report !== undefined) writeReport(values.report, renderHtml({ reports, probes }), io);
   if (values.json) io.stdout(`${JSON.stringify(reports.length === 1 ? reports[0] : reports, null, 2)}\n`);
   else io.stdout(`${reports.map(renderReport).join('\n\n')}\n`);
-  return 0;
+
+  if (minPass === undefined) return 0;
+  const below = belowMinPass(reports, minPass);
+  for (const line of below) io.stderr(`below --min-pass ${minPass}: ${line}\n`);
+  return below.length === 0 ? 0 : 1;
+}
+
+/** Reads one session; a file precis cannot read as a session is named as such. */
+async function readSession(file: string, values: Parameters<typeof readInput>[1], io: CliIo) {
+  try {
+    return await readInput(file, values, io);
+  } catch (error) {
+    if (PrecisError.isInstance(error) && error.code === 'unsupported-format')
+      throw new PrecisError(
+        'unsupported-format',
+        `${file} is not a session transcript; eval takes session files only (${error.message})`,
+        { cause: error },
+      );
+    throw error;
+  }
+}
+
+/** The strategies of `--strategies`. */
+export function parseStrategies(value: string): Compressor[] {
+  try {
+    return parseCompressorList(value);
+  } catch (error) {
+    if (error instanceof InvalidArgumentError)
+      throw new InvalidArgumentError('--strategies', error.message.replace(/^strategies: /, ''), {
+        cause: error,
+      });
+    throw error;
+  }
+}
+
+/** Plain truncation first, added when the list lacks it: every comparison needs the baseline. */
+export function withBaseline(compressors: Compressor[]): Compressor[] {
+  return compressors.some((compressor) => compressor.name === truncationCompressor.name)
+    ? compressors
+    : [truncationCompressor, ...compressors];
+}
+
+/** `0.5,1` or `25%,100%`: compression points in (0, 1]. */
+export function parsePoints(value: string): number[] {
+  const points = value.split(',').map((item) => {
+    const text = item.trim();
+    const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
+    const point =
+      percent === null ? (/^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN) : Number(percent[1]) / 100;
+    if (!(point > 0 && point <= 1))
+      throw new InvalidArgumentError(
+        '--points',
+        `expected shares in (0, 1] like 0.5,1 or 50%,100%, got "${item}"`,
+      );
+    return point;
+  });
+  return checkCompressionPoints(points);
+}
+
+/** `0.5` or `50%`. */
+export function parseMinPass(value: string): number {
+  const text = value.trim();
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  const share =
+    percent === null ? (/^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN) : Number(percent[1]) / 100;
+  if (!(share >= 0 && share <= 1))
+    throw new InvalidArgumentError('--min-pass', `expected a share from 0 to 1 (or 0-100%), got "${value}"`);
+  return share;
+}
+
+/** Each strategy other than truncation below `minPass` at some budget, described. */
+export function belowMinPass(reports: readonly EvalReport[], minPass: number): string[] {
+  return reports.flatMap((report) =>
+    report.totals
+      .filter((total) => total.compressor !== truncationCompressor.name && total.total.passRate < minPass)
+      .map(
+        (total) =>
+          `${total.compressor} passed ${total.total.passed}/${total.total.probes} (${(100 * total.total.passRate).toFixed(1)}%) at ${formatBudget(report.budget)}`,
+      ),
+  );
+}
+
+/** `[#####-----] 12/40 judge 10%`, fitting `width` cells for the bar. */
+export function renderProgressBar(progress: EvalProgress, label: string, width = 24): string {
+  const share = progress.total === 0 ? 1 : progress.done / progress.total;
+  const filled = Math.round(share * width);
+  const cached = progress.phase === 'judge' && progress.cached > 0 ? `, ${progress.cached} cached` : '';
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${progress.done}/${progress.total} ${progress.phase} ${label}${cached}`;
+}
+
+/** A bar redrawn in place on stderr, only when stderr is a terminal (never in logs or pipes). */
+function progressBar(io: CliIo): ((progress: EvalProgress, label: string) => void) | undefined {
+  const terminal = io.stderrIsTerminal === true;
+  if (!terminal) return undefined;
+  return (progress, label) => io.stderr(`\r\x1b[2K${renderProgressBar(progress, label)}`);
 }
 
 function writeReport(path: string, content: string, io: CliIo): void {
@@ -166,6 +320,36 @@ function renderReport(report: EvalReport): string {
     ['within budget', ...totals.map((total) => `${total.withinBudget}/${total.sessions}`)],
     ['time', ...totals.map((total) => `${total.timeMs.toFixed(0)} ms`)],
   ];
+  if (report.points.length > 1)
+    for (const point of report.points)
+      breakdown.push([
+        `at ${+(point * 100).toFixed(1)}% of the session`,
+        ...report.compressors.map((compressor) => {
+          const own = report.results.filter((result) => result.compressor === compressor);
+          const tallies = own.flatMap((result) => result.points.filter((entry) => entry.point === point));
+          const passed = tallies.reduce((sum, tally) => sum + tally.total.passed, 0);
+          const probes = tallies.reduce((sum, tally) => sum + tally.total.probes, 0);
+          return percent({ passed, probes, passRate: probes === 0 ? 0 : passed / probes } as ProbeTally);
+        }),
+      ]);
+  if (report.judge !== undefined) {
+    const score = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(2));
+    breakdown.push(
+      ['judge overall (0-5)', ...totals.map((total) => score(total.judge?.overall))],
+      ...judgeDimensions.map((dimension) => [
+        `  ${dimension}`,
+        ...totals.map((total) => score(total.judge?.dimensions[dimension])),
+      ]),
+      [
+        'judged (scored/invalid/failed)',
+        ...totals.map((total) =>
+          total.judge === undefined
+            ? '-'
+            : `${total.judge.scored}/${total.judge.invalid}/${total.judge.failed}`,
+        ),
+      ],
+    );
+  }
   return [
     `Probes passed at a budget of ${budget} (o200k tokens, openai framing)`,
     '',
