@@ -6,9 +6,9 @@ import { createLedger, type Ledger, type LedgerSnapshot } from '../ledger/index.
 import { messageContentHash } from '../messages/ids.js';
 import { parseMessages } from '../messages/parse.js';
 import type { IdentifiedMessage, Message, Part, ToolDefinition, ToolMessage } from '../messages/types.js';
-import type { Strategy, StrategyAction } from '../strategies/strategy.js';
+import type { AnyStrategy, StrategyAction } from '../strategies/strategy.js';
 import { createTokenAccountant, resolveModel, type TokenAccountant } from '../tokens/index.js';
-import { type CompactOptions, type CompactProvider, compact, compactProviders } from './compact.js';
+import { type CompactAsyncOptions, type CompactProvider, compactAsync, compactProviders } from './compact.js';
 import { type ContextOverflow, parseOverflowError } from './overflow-errors.js';
 
 /** Reads a file's current contents for rehydration; undefined or null when it no longer exists. */
@@ -40,8 +40,8 @@ export interface ContextManagerOptions {
   accountant?: TokenAccountant;
   /** Where compacted originals go (expandable by handle). @default createMemoryArchive() */
   archive?: ArchiveStore;
-  /** The compaction pipeline. @default defaultStrategies() */
-  strategies?: Strategy[];
+  /** The compaction pipeline; may include LLM strategies (it runs under `compactAsync`). @default defaultStrategies() */
+  strategies?: AnyStrategy[];
   /** Tool definitions sent with every request: counted off the effective window. */
   tools?: ToolDefinition[];
   /** The conversation so far (system prompt included). */
@@ -563,7 +563,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       usageRatio: ratioBefore,
       messageCount: before.length,
     });
-    const compactOptions: CompactOptions = {
+    const compactOptions: CompactAsyncOptions = {
       budgetTokens,
       provider,
       accountant,
@@ -573,7 +573,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     };
     const conversationOf = (messages: IdentifiedMessage[]) =>
       tools === undefined ? { messages } : { messages, tools };
-    const result = compact(conversationOf(before), compactOptions);
+    const result = await compactAsync(conversationOf(before), compactOptions);
     const resultTokens = result.report.tokensAfter;
     const freed = tokensBefore - resultTokens;
     const required =
