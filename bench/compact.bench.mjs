@@ -26,11 +26,16 @@ try {
 }
 const { countTokens } = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base');
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const quantile = (values, q) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
+const quantile = (values, q) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * q))];
 
 const sessions = files.map((file) => {
   const text = readFileSync(join(sessionsDir, file), 'utf8');
-  return { file, bytes: Buffer.byteLength(text), conversation: importTranscript(text, { file }).conversation };
+  return {
+    file,
+    bytes: Buffer.byteLength(text),
+    conversation: importTranscript(text, { file }).conversation,
+  };
 });
 
 // 1. Largest session, end to end.
@@ -50,16 +55,20 @@ for (let pass = 0; pass < 5; pass++) {
   result = compact(largest.conversation, { budgetTokens: Math.floor(total * 0.1), accountant });
   endToEnd.push(performance.now() - start);
 }
-console.log(`largest session: ${largest.file} (${(largest.bytes / 1e6).toFixed(2)} MB, ${result.report.tokensBefore} tokens)`);
+console.log(
+  `largest session: ${largest.file} (${(largest.bytes / 1e6).toFixed(2)} MB, ${result.report.tokensBefore} tokens)`,
+);
 console.log(`  bare o200k count        ${median(bare).toFixed(0)} ms`);
-console.log(`  count + compact to 10%  ${median(endToEnd).toFixed(0)} ms (${result.report.tokensAfter} tokens, within budget: ${result.report.withinBudget})`);
+console.log(
+  `  count + compact to 10%  ${median(endToEnd).toFixed(0)} ms (${result.report.tokensAfter} tokens, within budget: ${result.report.withinBudget})`,
+);
 console.log(`  ratio                   ${(median(endToEnd) / median(bare)).toFixed(2)}x (target <= 2x)`);
 
 // 2. Append + re-compact on a ~250k-token conversation.
 const accountant = createTokenAccountant();
 const messages = [];
 let tokens = 0;
-for (let round = 0; tokens < 250_000; round++)
+while (tokens < 250_000)
   for (const session of sessions) {
     for (const message of session.conversation.messages)
       if (message.role !== 'system' || messages.length === 0) messages.push(message);
@@ -69,16 +78,36 @@ for (let round = 0; tokens < 250_000; round++)
 const budgetTokens = Math.floor(tokens * 0.1);
 let start = performance.now();
 let current = compact(messages, { budgetTokens, accountant });
-console.log(`\n${messages.length} messages, ${tokens} tokens -> ${current.report.tokensAfter} (budget ${budgetTokens}): first compaction ${(performance.now() - start).toFixed(0)} ms`);
+console.log(
+  `\n${messages.length} messages, ${tokens} tokens -> ${current.report.tokensAfter} (budget ${budgetTokens}): first compaction ${(performance.now() - start).toFixed(0)} ms`,
+);
 const steps = [];
 const folds = [];
 for (let step = 0; step < 60; step++) {
   const id = `bench_${step}`;
-  const output = Array.from({ length: 40 }, (_, line) => `src/module${step}.ts:${line}: value ${line * step} ok`).join('\n');
+  const output = Array.from(
+    { length: 40 },
+    (_, line) => `src/module${step}.ts:${line}: value ${line * step} ok`,
+  ).join('\n');
   const appended = [
     ...current.messages,
-    { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName: 'bash', input: { command: `npm test -- module${step}` } }] },
-    { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName: 'bash', output: { type: 'text', value: output } }] },
+    {
+      role: 'assistant',
+      content: [
+        {
+          type: 'tool-call',
+          toolCallId: id,
+          toolName: 'bash',
+          input: { command: `npm test -- module${step}` },
+        },
+      ],
+    },
+    {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: id, toolName: 'bash', output: { type: 'text', value: output } },
+      ],
+    },
   ];
   start = performance.now();
   current = compact(appended, { budgetTokens, accountant });
@@ -86,5 +115,9 @@ for (let step = 0; step < 60; step++) {
   steps.push(ms);
   if (current.report.actions.length > 0) folds.push(ms);
 }
-console.log(`append one step + re-compact (60 steps): median ${median(steps).toFixed(1)} ms, p90 ${quantile(steps, 0.9).toFixed(1)} ms (target <= 10 ms)`);
-console.log(`  steps that compacted: ${folds.length}, median ${folds.length ? median(folds).toFixed(1) : '-'} ms; within budget: ${current.report.withinBudget}`);
+console.log(
+  `append one step + re-compact (60 steps): median ${median(steps).toFixed(1)} ms, p90 ${quantile(steps, 0.9).toFixed(1)} ms (target <= 10 ms)`,
+);
+console.log(
+  `  steps that compacted: ${folds.length}, median ${folds.length ? median(folds).toFixed(1) : '-'} ms; within budget: ${current.report.withinBudget}`,
+);

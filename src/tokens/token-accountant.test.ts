@@ -194,7 +194,10 @@ describe('createTokenAccountant: countText', () => {
     const base = createO200kCounter();
     const counting = {
       encodingName: base.encodingName,
-      count: (text: string) => (calls++, base.count(text)),
+      count: (text: string) => {
+        calls++;
+        return base.count(text);
+      },
     };
     const accountant = createTokenAccountant({ counter: counting });
     const long = 'src/retry.ts:12: expected 1180 to be at most 1000\n'.repeat(40);
