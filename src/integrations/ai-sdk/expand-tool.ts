@@ -1,0 +1,32 @@
+import { jsonSchema, type Tool, tool } from 'ai';
+import type { ArchiveStore } from '../../archive/archive-store.js';
+import { executeExpandTool, expandTool } from '../../archive/expand.js';
+import { InvalidArgumentError } from '../../errors/index.js';
+import { describeValue } from '../../internal/json-shapes.js';
+
+export interface CreateExpandToolOptions {
+  /** The archive compaction wrote to: `precisMiddleware(...).archive` or `compactStep(...).archive`. */
+  archive: ArchiveStore;
+}
+
+/** The input of the expand tool. */
+export interface ExpandToolInput {
+  handle: string;
+}
+
+/**
+ * The precis expand tool as an AI SDK tool: the model calls it with a handle from a stub or summary and gets
+ * the archived original back as text (an actionable error text for an unknown handle, never a throw). Add it
+ * to `tools` under `expandTool.name` (`expand_context`), which is what the precis summaries and stubs name.
+ */
+export function createExpandTool(options: CreateExpandToolOptions): Tool<ExpandToolInput, string> {
+  const archive = options?.archive;
+  if (typeof archive?.get !== 'function')
+    throw new InvalidArgumentError('archive', `expected an archive store, got ${describeValue(archive)}`);
+  return tool<ExpandToolInput, string>({
+    description: expandTool.description,
+    // The schema is a literal object that is valid JSON Schema 7; its inferred type is just wider.
+    inputSchema: jsonSchema<ExpandToolInput>(expandTool.inputSchema as Parameters<typeof jsonSchema>[0]),
+    execute: async (input) => executeExpandTool(archive, input),
+  });
+}

@@ -1,0 +1,198 @@
+import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messages';
+import { fakeModel } from '@langchain/core/testing';
+import { tool } from '@langchain/core/tools';
+import { createAgent } from 'langchain';
+import { describe, expect, it } from 'vitest';
+import { expandTool } from '../../archive/expand.js';
+import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
+import type { ToolDefinition } from '../../messages/types.js';
+import { validateMessages } from '../../messages/validate/index.js';
+import type { Strategy } from '../../strategies/strategy.js';
+import { createTokenAccountant } from '../../tokens/index.js';
+import type { ContextManagerEvent } from '../conversation-sessions.js';
+import { createExpandTool } from './expand-tool.js';
+import { fromLangChainMessages } from './langchain-messages.js';
+import { precisMiddleware } from './precis-middleware.js';
+
+const readFileSchema = {
+  type: 'object' as const,
+  properties: { path: { type: 'string' as const } },
+  required: ['path'],
+};
+
+/** A file of roughly 400 tokens whose lines name the file, so an original can be recognised. */
+function fileContents(path: string): string {
+  return Array.from(
+    { length: 24 },
+    (_, line) =>
+      `export function part${line}(value: number): number { return value * ${line} + ${path.length}; } // ${path}`,
+  ).join('\n');
+}
+
+const readFile = tool(async ({ path }: { path: string }) => fileContents(path), {
+  name: 'read_file',
+  description: 'Read a file of the repository.',
+  schema: readFileSchema,
+});
+
+const toolDefinitions: ToolDefinition[] = [
+  { name: 'read_file', description: 'Read a file of the repository.', inputSchema: readFileSchema },
+  expandTool,
+];
+
+function readCall(step: number): AIMessage {
+  return new AIMessage({
+    content: `Reading module ${step}.`,
+    tool_calls: [
+      { type: 'tool_call', id: `call-${step}`, name: 'read_file', args: { path: `src/module-${step}.ts` } },
+    ],
+  });
+}
+
+/** A fake model scripted to read `steps` files, then answer; `error` is thrown at the given call instead. */
+function fileReadingModel(steps: number, error?: { call: number; error: Error }) {
+  const model = fakeModel();
+  for (let step = 0; step < steps; step++) {
+    if (error !== undefined && error.call === step) model.respond(error.error);
+    model.respond(readCall(step));
+  }
+  model.respond(new AIMessage('All files read.'));
+  return model;
+}
+
+const accountant = createTokenAccountant();
+const tokensOf = (messages: BaseMessage[]) =>
+  accountant.countConversation({ messages: fromLangChainMessages(messages), tools: toolDefinitions })
+    .totalTokens;
+
+const systemPrompt = 'You are a careful coding agent.';
+const task = 'Read every module of the repository and report.';
+
+describe('precisMiddleware for createAgent', () => {
+  it('keeps every request of a 200-step agent within the budget, valid, with tool calls paired', async () => {
+    const model = fileReadingModel(200);
+    const middleware = precisMiddleware({ budget: 8000 });
+    const agent = createAgent({ model, tools: [readFile], systemPrompt, middleware: [middleware] });
+    const result = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 2000 });
+
+    expect(result.messages.at(-1)?.text).toBe('All files read.');
+    expect(model.calls).toHaveLength(201);
+    let largest = 0;
+    for (const call of model.calls) {
+      largest = Math.max(largest, tokensOf(call.messages));
+      expect(validateMessages(fromLangChainMessages(call.messages)).issues).toEqual([]);
+      expect(call.messages[0]?.text).toBe(systemPrompt);
+    }
+    expect(largest).toBeLessThanOrEqual(8000);
+    expect(largest).toBeGreaterThan(4000);
+    // The latest tool exchange reaches the model whole: the call and its result, with the same id.
+    const lastRequest = model.calls.at(-1)!.messages;
+    const lastCall = lastRequest.findLast((message) => message.type === 'ai') as AIMessage;
+    expect(lastCall.tool_calls?.[0]?.id).toBe('call-199');
+    expect(lastRequest.at(-1)).toMatchObject({ type: 'tool', tool_call_id: 'call-199' });
+    // The agent's state itself was compacted (committed), the task kept.
+    expect(result.messages.length).toBeLessThan(100);
+    expect(result.messages.some((message) => message.text === task)).toBe(true);
+
+    // A handle in the last request brings back the first file.
+    const lastText = JSON.stringify(model.calls.at(-1)!.messages.map((message) => message.content));
+    const handles = [...new Set(lastText.match(/h-[0-9a-f]{20}/g) ?? [])];
+    expect(handles.length).toBeGreaterThan(0);
+    const expand = createExpandTool({ archive: middleware.archive });
+    const originals = await Promise.all(handles.map((handle) => expand.invoke({ handle })));
+    const firstFileLine = fileContents('src/module-0.ts').split('\n')[5]!;
+    expect(lastText).not.toContain(firstFileLine);
+    expect(originals.join('\n')).toContain(firstFileLine);
+  });
+
+  it('gives the agent the expand tool', async () => {
+    const model = fakeModel()
+      .respondWithTools([
+        { name: 'expand_context', args: { handle: 'h-00000000000000000000' }, id: 'expand-1' },
+      ])
+      .respond(new AIMessage('ok'));
+    const agent = createAgent({ model, tools: [readFile], middleware: [precisMiddleware({ budget: 8000 })] });
+    const result = await agent.invoke({ messages: [new HumanMessage('hi')] });
+    const answer = result.messages.find((message) => message.type === 'tool');
+    expect(answer?.text).toMatch(/^Error: no archived content has the handle "h-00000000000000000000"/);
+  });
+
+  it('recovers from an injected context-length error with one retry and commits the compaction', async () => {
+    const overflow = Object.assign(
+      new Error(
+        "This model's maximum context length is 6000 tokens. However, your messages resulted in 7100 tokens.",
+      ),
+      { status: 400, code: 'context_length_exceeded' },
+    );
+    const events: ContextManagerEvent[] = [];
+    const model = fileReadingModel(30, { call: 12, error: overflow });
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [precisMiddleware({ budget: 8000, onEvent: (event) => events.push(event) })],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 500 });
+    expect(result.messages.at(-1)?.text).toBe('All files read.');
+    // 31 answers and one failed call.
+    expect(model.calls).toHaveLength(32);
+    const failed = model.calls[12]!.messages;
+    const retried = model.calls[13]!.messages;
+    expect(tokensOf(retried)).toBeLessThan(tokensOf(failed));
+    expect(validateMessages(fromLangChainMessages(retried)).valid).toBe(true);
+    const recoveries = events.filter(
+      (event) => event.type === 'compaction-end' && event.reason === 'overflow',
+    );
+    expect(recoveries).toHaveLength(1);
+    // The next request continues from the recovered (committed) conversation, not the overflowing one.
+    const texts = (messages: BaseMessage[]) => messages.map((message) => message.text);
+    expect(texts(model.calls[14]!.messages).slice(0, retried.length)).toEqual(texts(retried));
+  });
+
+  it('rethrows errors that are not context overflows', async () => {
+    const model = fileReadingModel(3, { call: 1, error: new Error('socket hang up') });
+    const agent = createAgent({ model, tools: [readFile], middleware: [precisMiddleware({ budget: 8000 })] });
+    await expect(agent.invoke({ messages: [new HumanMessage(task)] })).rejects.toThrow('socket hang up');
+  });
+
+  it('never commits a failed compaction', async () => {
+    const failing: Strategy = {
+      name: 'failing-summary',
+      apply() {
+        throw new Error('summarizer unavailable');
+      },
+    };
+    const events: ContextManagerEvent[] = [];
+    const model = fileReadingModel(20);
+    const agent = createAgent({
+      model,
+      tools: [readFile],
+      middleware: [
+        precisMiddleware({ budget: 8000, strategies: [failing], onEvent: (event) => events.push(event) }),
+      ],
+    });
+    const result = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 500 });
+    expect(result.messages.at(-1)?.text).toBe('All files read.');
+    // Every message is still there, untouched: 1 task + 20 calls + 20 results + the answer.
+    expect(result.messages).toHaveLength(42);
+    expect(result.messages.map((message) => message.text)).toContain(fileContents('src/module-0.ts'));
+    expect(
+      events.some((event) => event.type === 'warning' && event.message.includes('summarizer unavailable')),
+    ).toBe(true);
+  });
+
+  it('checks its options and the messages', async () => {
+    expect(() => precisMiddleware({ budget: 1.5 })).toThrow(InvalidArgumentError);
+    expect(() => precisMiddleware({ contextWindow: 8000, targetRatio: 0.9 })).toThrow(/targetRatio/);
+    const middleware = precisMiddleware({ budget: 8000 });
+    const hook = middleware.beforeModel as (
+      state: { messages: BaseMessage[] },
+      runtime: unknown,
+    ) => Promise<unknown>;
+    const bad = new AIMessage({ content: '', tool_calls: [{ name: 'read_file', args: {} }] });
+    const error = await hook({ messages: [new HumanMessage('hi'), bad] }, {}).catch(
+      (caught: unknown) => caught,
+    );
+    expect(error).toBeInstanceOf(InvalidMessageError);
+    expect(error).toMatchObject({ index: 1, path: 'tool_calls[0].id' });
+  });
+});
