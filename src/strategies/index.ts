@@ -12,6 +12,38 @@ export {
   type NearDuplicate,
 } from './deduplicate/find-near-duplicates.js';
 export { dropOldestTurns } from './drop-oldest-turns/drop-oldest-turns.js';
+export {
+  type DynamicImportanceOptions,
+  dynamicImportance,
+  type ImportanceAction,
+  messageStubPrefix,
+} from './dynamic-importance/dynamic-importance.js';
+export {
+  createHeuristicImportanceScorer,
+  type HeuristicImportanceOptions,
+} from './dynamic-importance/heuristic-scorer.js';
+export {
+  type HeuristicImportanceScorer,
+  type ImportanceInput,
+  type ImportanceLevel,
+  type ImportanceScorer,
+  type ImportanceScoring,
+  importanceLevels,
+  type LlmImportanceScorer,
+  type LlmScoringContext,
+  type MessageImportance,
+} from './dynamic-importance/importance-levels.js';
+export {
+  createLlmImportanceScorer,
+  importanceOutputSchema,
+  type LlmImportanceScorerOptions,
+} from './dynamic-importance/llm-importance-scorer.js';
+export {
+  type ImportanceReport,
+  importanceGoal,
+  type ScoreImportanceOptions,
+  scoreImportance,
+} from './dynamic-importance/score-importance.js';
 export { type CompressProseOptions, compressProse } from './extractive-prose/compress-prose.js';
 export { type ExtractiveProseOptions, extractiveProse } from './extractive-prose/extractive-prose.js';
 export { type FoldIntoSummaryOptions, foldIntoSummary } from './fold-into-summary/fold-into-summary.js';
