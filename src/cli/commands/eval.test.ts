@@ -1,7 +1,10 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { judgeRubric } from '../../eval/judge.js';
 import type { EvalReport } from '../../eval/run-eval.js';
 import type { CliIo } from '../cli-io.js';
 import { runCli } from '../run-cli.js';
@@ -261,6 +264,72 @@ describe('precis eval: strategies, points, generated probes, CI gate', () => {
     );
     expect(judge.exitCode).toBe(2);
     expect(judge.stderr).toContain('ANTHROPIC_API_KEY');
+  });
+});
+
+describe('precis eval --judge against an OpenAI-compatible endpoint', () => {
+  it('runs the answerer and the blind judge over HTTP and reports the rubric scores', async () => {
+    const requests: Array<{ messages: Array<{ content: unknown }>; response_format?: unknown }> = [];
+    // Answers like a chat completions server: a JSON reply (scores of 4) when asked for JSON, prose otherwise.
+    const server = createServer((request, response) => {
+      const chunks: Buffer[] = [];
+      request.on('data', (chunk: Buffer) => chunks.push(chunk));
+      request.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+        requests.push(body);
+        const content =
+          body.response_format === undefined
+            ? 'The retry delay is capped at 1000 ms in src/retry.ts.'
+            : JSON.stringify(
+                Object.fromEntries(
+                  judgeRubric.map((criterion) => [criterion.id, { reason: 'Mostly there.', score: 4 }]),
+                ),
+              );
+        response.writeHead(200, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            id: 'chatcmpl-1',
+            model: body.model,
+            choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }],
+            usage: { prompt_tokens: 100, completion_tokens: 20, total_tokens: 120 },
+          }),
+        );
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await cli(
+        'eval',
+        session,
+        '--probes',
+        examples,
+        '--budget',
+        '10%',
+        '--strategies',
+        'precis',
+        '--judge',
+        `openai-compatible:http://127.0.0.1:${port}/v1#judge-model`,
+        '--concurrency',
+        '2',
+        '--json',
+      );
+      expect(result.stderr).not.toMatch(/error/i);
+      expect(result.exitCode).toBe(0);
+      const report = JSON.parse(result.stdout) as EvalReport;
+      // Two compressors (precis and the truncation baseline) × 12 probes, each answered and judged.
+      expect(requests.filter((request) => request.response_format === undefined)).toHaveLength(24);
+      expect(requests.filter((request) => request.response_format !== undefined)).toHaveLength(24);
+      for (const total of report.totals) {
+        expect(total.judge).toMatchObject({ scored: 12, invalid: 0, failed: 0, overall: 4 });
+        expect(Object.values(total.judge?.dimensions ?? {})).toEqual([4, 4, 4, 4, 4, 4]);
+      }
+      // Blind: no request names the strategy being judged.
+      for (const request of requests)
+        expect(JSON.stringify(request.messages)).not.toMatch(/truncation|precis compressor/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 

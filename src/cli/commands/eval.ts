@@ -79,7 +79,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const concurrency = positiveInteger('--concurrency', values.concurrency) ?? 4;
   // Build the judge before reading anything: a missing key should fail at once.
   const judge: Judge | undefined =
-    values.judge === undefined ? undefined : createJudge({ client: createLlmClient(values.judge) });
+    values.judge === undefined
+      ? undefined
+      : createJudge({ client: createLlmClient({ llm: values.judge, env: io.env }) });
   const cache: EvalCache | undefined =
     values.cache === undefined ? undefined : createEvalCache({ path: values.cache });
 
