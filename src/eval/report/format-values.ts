@@ -32,3 +32,13 @@ export function formatBudget(budget: EvalBudget): string {
 export function describeBudget(budget: EvalBudget): string {
   return 'tokens' in budget ? formatBudget(budget) : `${formatBudget(budget)} of each session`;
 }
+
+/** A compression point as a share of the session: `25%`, `87.5%`. */
+export function formatPoint(point: number): string {
+  return `${+(point * 100).toFixed(1)}%`;
+}
+
+/** A judge score on 0–5 with two decimals, `3.75`; `–` when there is none (nothing was scored). */
+export function formatScore(score: number | null | undefined): string {
+  return score === null || score === undefined || !Number.isFinite(score) ? '–' : score.toFixed(2);
+}

@@ -8,6 +8,7 @@ export {
   groupedBarChart,
 } from './grouped-bar-chart.js';
 export { type LineChartOptions, type LinePoint, type LineSeries, lineChart } from './line-chart.js';
+export { hasSeveralPoints, type PointTotal, pointTotals } from './point-totals.js';
 export { type RadarAxis, type RadarChartOptions, type RadarSeries, radarChart } from './radar-chart.js';
 export { type RenderHtmlOptions, renderHtml } from './render-html.js';
 export { markdownCode, type RenderMarkdownOptions, renderMarkdown } from './render-markdown.js';

@@ -60,4 +60,20 @@ describe('radarChart', () => {
     expect(svg).not.toContain('radar-value');
     expect(svg).toContain('instruction following');
   });
+
+  it('shows a short axis label with the full name as its hover text', () => {
+    const svg = radarChart({
+      label: 'judge',
+      axes: [
+        { label: 'context', title: 'context-awareness <rubric>' },
+        { label: 'accuracy' },
+        { label: 'instructions', title: 'instruction-following' },
+      ],
+      series: [{ name: 'a', color: '#0072B2', values: [1, 2, 3] }],
+      maxValue: 5,
+    });
+    expect(svg).toMatch(/>context<tspan[^>]*>1<\/tspan><title>context-awareness &lt;rubric&gt;<\/title>/);
+    expect(svg).toMatch(/>accuracy<tspan[^>]*>2<\/tspan><title>accuracy<\/title>/);
+    expect(svg).toContain('<title>instruction-following</title>');
+  });
 });

@@ -4,6 +4,8 @@ import { coordinate, dataAttributes, shorten, svgElement, svgRoot, tooltip } fro
 
 export interface RadarAxis {
   label: string;
+  /** Hover text of the axis label, e.g. the full name behind a short label. @default label */
+  title?: string;
   /** `data-*` attributes on the axis' spoke and label. */
   data?: Readonly<Record<string, string>>;
 }
@@ -96,7 +98,7 @@ export function radarChart(options: RadarChartOptions): string {
       svgElement(
         'text',
         { class: 'radar-axis', x: labelX, y: labelY, 'text-anchor': anchor, ...dataAttributes(axis.data) },
-        escapeHtml(shorten(axis.label, 22)) + value + tooltip(axis.label),
+        escapeHtml(shorten(axis.label, 22)) + value + tooltip(axis.title ?? axis.label),
       ),
     );
   });

@@ -10,8 +10,16 @@ import type { Message } from '../../messages/types.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import type { Compressor } from '../compressors.js';
 import { offsetBuckets } from '../fact-score.js';
+import { judgeDimensions, judgeRubric, type ScoredJudgement } from '../judge.js';
 import { type Probe, probeTypes } from '../probes.js';
 import { type EvalReport, type EvalSession, evaluateSessions } from '../run-eval.js';
+import { escapeHtml as escapeText } from './escape-html.js';
+import {
+  judgedReports,
+  judgeFailure,
+  scriptedAnswer,
+  scriptedReason,
+} from './judged-reports.test-support.js';
 import { renderHtml } from './render-html.js';
 
 // Facts and names with everything that must be escaped: markup, ampersands, both quotes, Japanese.
@@ -92,34 +100,55 @@ const pageTags = [
   ],
   ...['fieldset', 'legend', 'label', 'input', 'select', 'option', 'main', 'section', 'figure', 'figcaption'],
   ...['table', 'caption', 'thead', 'tbody', 'tr', 'th', 'td', 'span', 'strong', 'code', 'details', 'summary'],
+  ...['h4', 'ul', 'li', 'br'],
   ...['script', 'svg', 'g', 'rect', 'line', 'polyline', 'polygon', 'circle', 'text', 'tspan'],
 ];
 
-/** Expected numbers of chart marks, from the reports' own data. */
+/** Expected numbers of chart marks and drill-down elements, from the reports' own data. */
 function expectedMarks(reports: readonly EvalReport[]) {
   const compressorNames = reports[0]!.compressors;
+  const compressors = compressorNames.length;
+  let charts = 1;
+  let lines = compressors;
+  let points = compressors * reports.length;
+  let radars = 0;
   let typeBars = 0;
   let offsetBars = 0;
+  let dimensionBars = 0;
   let tokenBars = 0;
   let probeRows = 0;
+  const judgements = { scored: 0, invalid: 0, failed: 0 };
   for (const report of reports) {
+    const judged = report.judge !== undefined;
+    const several = report.points.length > 1;
+    charts += 3 + compressors + (judged ? 1 + compressors : 0) + (several ? 1 : 0);
+    radars += compressors * (judged ? 2 : 1);
+    if (several) {
+      lines += compressors;
+      points += compressors * report.points.length;
+    }
     for (const total of report.totals) {
       typeBars += probeTypes.filter((type) => total.byType[type].probes > 0).length;
       offsetBars += offsetBuckets.filter((bucket) => total.byOffset[bucket].probes > 0).length;
+      if (total.judge !== undefined && total.judge.scored > 0) dimensionBars += judgeDimensions.length;
     }
     tokenBars += report.sessions.length * (report.compressors.length + 1);
     for (const session of report.sessions)
       probeRows += report.results.find((result) => result.session === session)!.probes.length;
+    for (const result of report.results)
+      for (const probe of result.probes) if (probe.judge !== undefined) judgements[probe.judge.status]++;
   }
   return {
-    charts: 1 + reports.length * (3 + compressorNames.length),
-    lines: compressorNames.length,
-    points: compressorNames.length * reports.length,
-    radars: compressorNames.length * reports.length,
-    verticalBars: typeBars + offsetBars,
+    charts,
+    lines,
+    points,
+    radars,
+    verticalBars: typeBars + offsetBars + dimensionBars,
     tokenBars,
     sessions: reports.reduce((sum, report) => sum + report.sessions.length, 0),
     probeRows,
+    judgements,
+    criteria: judgements.scored * judgeRubric.length,
   };
 }
 
@@ -243,15 +272,187 @@ describe('renderHtml', () => {
   });
 });
 
+/** The HTML of one element (and what it holds) that starts at `start`: enough of it to search in. */
+const slice = (html: string, start: string, end: string) => {
+  const from = html.indexOf(start);
+  expect(from, start).toBeGreaterThanOrEqual(0);
+  const to = html.indexOf(end, from + start.length);
+  expect(to, end).toBeGreaterThan(from);
+  return html.slice(from, to + end.length);
+};
+
+describe('renderHtml with a judge and several compression points', async () => {
+  const reports = await judgedReports({ sessions, compressors });
+  const html = renderHtml({ reports, probes: probesBySession });
+  const expected = expectedMarks(reports);
+
+  it('draws the judge radars and dimension bars, and pass rate by compression point', () => {
+    expect(expected.judgements).toEqual({ scored: 20, invalid: 6, failed: 4 });
+    expect(count(html, /<svg /g)).toBe(expected.charts);
+    expect(count(html, /<figure class="radar judge-radar"/g)).toBe(compressors.length * reports.length);
+    expect(count(html, /<polygon class="radar-area"/g)).toBe(expected.radars);
+    expect(count(html, /<rect class="bar"/g)).toBe(expected.verticalBars + expected.tokenBars);
+    expect(count(html, /<rect class="bar"[^>]*data-dimension="continuity"/g)).toBe(
+      compressors.length * reports.length,
+    );
+    expect(count(html, /<polyline class="line"/g)).toBe(expected.lines);
+    expect(count(html, /class="point"/g)).toBe(expected.points);
+    expect(count(html, /<div class="card points">/g)).toBe(reports.length);
+    expect(count(html, /<table class="judge-totals">/g)).toBe(reports.length);
+    // everything: 4 probes scored, recall 4.94…, artifact 3.05…: every dimension 4 on average.
+    const judgeTotals = slice(html, '<table class="judge-totals">', '</table>');
+    const everything = slice(judgeTotals, '<tr data-compressor="everything">', '</tr>');
+    expect(count(everything, /<td>4\.00<\/td>/g)).toBe(judgeDimensions.length);
+    expect(everything).toContain('>4 / 1 / 0</td>');
+    // tail keeps the last message only: both recall calls failed, artifacts scored 1 (continuity 2).
+    const tail = slice(judgeTotals, '<tr data-compressor="tail &quot;last&quot;">', '</tr>');
+    expect(tail).toContain('1.17</td>');
+    expect(tail).toContain('>2 / 1 / 2</td>');
+    expect(html).toContain('judged by judge=scripted:judge &lt;v1&gt;;answerer=scripted:judge &lt;v1&gt;');
+    // Pass rate and judge overall per point: at 50% only the recall probes are answerable.
+    expect(html).toMatch(
+      /<tr data-compressor="everything"><th scope="row"><span class="swatch"[^>]*><\/span>everything<\/th><td>100\.0% \(2\/2\)<br><span class="muted">judge 3\.06<\/span><\/td><td>100\.0% \(5\/5\)<br><span class="muted">judge 4\.00<\/span><\/td><\/tr>/,
+    );
+  });
+
+  it('draws no bar and a dash for a compressor with nothing scored (its means of 0 are no verdict)', () => {
+    const none = structuredClone(reports.slice(0, 1));
+    Object.assign(none[0]!.totals[1]!.judge!, { scored: 0, invalid: 3, failed: 2, overall: 0 });
+    const page = renderHtml({ reports: none });
+    expect(count(page, /<rect class="bar"[^>]*data-dimension=/g)).toBe(
+      (compressors.length - 1) * judgeDimensions.length,
+    );
+    const judgeTotals = slice(page, '<table class="judge-totals">', '</table>');
+    expect(judgeTotals).toMatch(
+      /tail &quot;last&quot;<\/th><td class="judge-total"><span class="meter"><span style="width:0%;[^"]*"><\/span><\/span>–<\/td>(<td>–<\/td>){6}<td class="judge-counts"[^>]*>0 \/ 3 \/ 2<\/td>/,
+    );
+  });
+
+  it('shows each answer and verdict in the drill-down: scores and reasons, or what went wrong', () => {
+    expect(count(html, /<div class="judgement scored"/g)).toBe(expected.judgements.scored);
+    expect(count(html, /<div class="judgement invalid"/g)).toBe(expected.judgements.invalid);
+    expect(count(html, /<div class="judgement failed"/g)).toBe(expected.judgements.failed);
+    expect(count(html, /<tr class="criterion">/g)).toBe(expected.criteria);
+    const error = slice(html, '<details class="probe" data-type="recall">', '</details>');
+    const scored = slice(
+      error,
+      '<div class="judgement scored" data-compressor="everything">',
+      '<div class="judgement failed"',
+    );
+    expect(scored).toContain('overall <strong>4.94</strong> / 5');
+    expect(scored).toContain(`<p>${escapeText(scriptedAnswer(probes[0]!.question))}</p>`);
+    expect(scored).toContain('<li data-dimension="continuity">continuity <strong>4.67</strong></li>');
+    expect(scored).toContain(
+      `<tr class="criterion"><td><code>continuity.decisions</code></td><td>1</td><td class="criterion-score">4</td><td class="reason">${escapeText(scriptedReason('continuity.decisions'))}</td></tr>`,
+    );
+    expect(scored).toContain('By compression point: 50% ✓ 3.06 · 100% ✓ 4.94');
+    const failed = slice(
+      error,
+      '<div class="judgement failed" data-compressor="tail &quot;last&quot;">',
+      '<div class="judgement scored"',
+    );
+    expect(failed).toContain('judge call failed, not scored');
+    expect(failed).toContain(`<code>${escapeText(judgeFailure)}</code>`);
+    expect(failed).not.toContain('Answer');
+    const next = slice(html, '<details class="probe" data-type="continuation">', '</details>');
+    const invalid = slice(next, '<div class="judgement invalid" data-compressor="everything">', '</ul>');
+    expect(invalid).toContain('invalid verdict: no usable reply in 2 attempts, not scored');
+    expect(
+      count(invalid, /<li><span class="label">attempt \d<\/span> <code>[^<]*expected at most 5, got 9/g),
+    ).toBe(2);
+    expect(invalid).toContain(escapeText(scriptedAnswer(probes[2]!.question)));
+    // The verdict badges carry the judge's word too.
+    expect(error).toContain('<span class="verdict-judge judge-scored">4.94</span>');
+    expect(error).toContain('<span class="verdict-judge judge-failed">failed</span>');
+  });
+
+  it('is byte-identical for the same input, whatever the wall time', async () => {
+    let now = 0;
+    const slow = await judgedReports({ sessions, compressors, clock: () => (now += 11.3) });
+    expect(slow[0]!.totals[0]!.timeMs).toBeGreaterThan(0);
+    expect(renderHtml({ reports: slow, probes: probesBySession })).toBe(html);
+    // A report that went through JSON (the CLI's --json) renders the same.
+    expect(renderHtml({ reports: JSON.parse(JSON.stringify(reports)), probes: probesBySession })).toBe(html);
+  });
+
+  it('rejects a malformed verdict with the field that is wrong', () => {
+    // The first point's verdicts are not the top-level ones (those are the last point's): checked too.
+    const broken = structuredClone(reports);
+    const early = broken[1]!.results[0]!.points[0]!.probes[0]!.judge as { overall: unknown };
+    early.overall = 'high';
+    expect(() => renderHtml({ reports: broken })).toThrow(
+      /^reports\[1\]\.results\[0\]\.points\[0\]\.probes\[0\]\.judge\.overall: /,
+    );
+    const noProblems = structuredClone(reports);
+    (noProblems[1]!.results[0]!.probes[2]!.judge as { problems: unknown }).problems = 'all of them';
+    expect(() => renderHtml({ reports: noProblems })).toThrow(
+      /^reports\[1\]\.results\[0\]\.probes\[2\]\.judge\.problems: expected an array/,
+    );
+    const unknown = structuredClone(reports);
+    (unknown[0]!.results[2]!.probes[0]!.judge as { status: string }).status = 'guessed';
+    expect(() => renderHtml({ reports: unknown })).toThrow(
+      /^reports\[0\]\.results\[2\]\.probes\[0\]\.judge\.status: .*"guessed"/,
+    );
+    const noScore = structuredClone(reports);
+    const criterion = (noScore[0]!.results[0]!.probes[0]!.judge as ScoredJudgement).criteria[3]!;
+    (criterion as { score: unknown }).score = '5';
+    expect(() => renderHtml({ reports: noScore })).toThrow(
+      /^reports\[0\]\.results\[0\]\.probes\[0\]\.judge\.criteria\[3\]\.score: /,
+    );
+    const noDimension = structuredClone(reports);
+    delete (noDimension[0]!.totals[1]!.judge!.dimensions as Partial<Record<string, number>>).continuity;
+    expect(() => renderHtml({ reports: noDimension })).toThrow(
+      /^reports\[0\]\.totals\[1\]\.judge\.dimensions\.continuity: /,
+    );
+    const badPoint = structuredClone(reports);
+    badPoint[0]!.points = [0, 1];
+    expect(() => renderHtml({ reports: badPoint })).toThrow(/^reports\[0\]\.points\[0\]: /);
+  });
+
+  it('keeps any answer, reason, problem and error inside its element', () => {
+    const judgedInFirst = Object.values(expectedMarks(reports.slice(0, 1)).judgements).reduce(
+      (sum, value) => sum + value,
+    );
+    expect(judgedInFirst).toBe(15);
+    fc.assert(
+      fc.property(
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        fc.string({ unit: 'grapheme', maxLength: 40 }),
+        (answer, reason, problem) => {
+          const report = structuredClone(reports[0]!);
+          for (const result of report.results)
+            for (const probe of result.probes) {
+              const judge = probe.judge!;
+              if (judge.status === 'failed') judge.error = problem;
+              else {
+                judge.answer = answer;
+                if (judge.status === 'invalid') judge.problems = [problem, reason];
+                else for (const criterion of judge.criteria) criterion.reason = reason;
+              }
+            }
+          const page = renderHtml({ reports: [report], probes: probesBySession });
+          for (const tag of tagsOf(page)) expect(pageTags).toContain(tag);
+          expect(count(page, /<script/g)).toBe(1);
+          expect(count(page, /<\/script>/g)).toBe(1);
+          expect(count(page, /<div class="judgement /g)).toBe(judgedInFirst);
+        },
+      ),
+      { numRuns: 30 },
+    );
+  });
+});
+
 const chromiumPath = '/usr/bin/chromium';
 
 describe('renderHtml in headless Chromium', () => {
-  it('loads offline without errors, renders every chart and filters', async (context) => {
+  it('loads offline without errors, renders every chart, the judge and the points, and filters', async (context) => {
     context.skip(
       !existsSync(chromiumPath),
       `needs Debian chromium at ${chromiumPath} (apt-get install chromium); CI installs it`,
     );
-    const reports = reportsAt();
+    // Judged by the scripted answerer and judge at two compression points: every kind of element shows.
+    const reports = await judgedReports({ sessions, compressors });
     const expected = expectedMarks(reports);
     const file = join(mkdtempSync(join(tmpdir(), 'precis-report-')), 'report.html');
     writeFileSync(file, renderHtml({ reports, probes: probesBySession }));
@@ -282,10 +483,28 @@ describe('renderHtml in headless Chromium', () => {
       expect(await page.locator('svg.bar-chart-horizontal rect.bar').count()).toBe(expected.tokenBars);
       expect(await page.locator('details.session').count()).toBe(expected.sessions);
       expect(await page.locator('details.probe').count()).toBe(expected.probeRows);
+      expect(await page.locator('figure.judge-radar svg.radar-chart').count()).toBe(
+        compressors.length * reports.length,
+      );
+      expect(await page.locator('.point-chart svg.line-chart').count()).toBe(reports.length);
+      expect(await page.locator('table.judge-totals tbody tr').count()).toBe(
+        compressors.length * reports.length,
+      );
+      expect(await page.locator('table.point-totals tbody tr').count()).toBe(
+        compressors.length * reports.length,
+      );
+      expect(await page.locator('.judgement.scored').count()).toBe(expected.judgements.scored);
+      expect(await page.locator('.judgement.invalid').count()).toBe(expected.judgements.invalid);
+      expect(await page.locator('.judgement.failed').count()).toBe(expected.judgements.failed);
+      expect(await page.locator('tr.criterion').count()).toBe(expected.criteria);
       // Charts have a real size once laid out.
-      const box = await page.locator('svg.line-chart').boundingBox();
-      expect(box!.width).toBeGreaterThan(400);
-      expect(box!.height).toBeGreaterThan(150);
+      for (const chart of ['svg.line-chart', '.point-chart svg.line-chart', 'figure.judge-radar svg']) {
+        const box = await page.locator(chart).first().boundingBox();
+        expect(box!.width, chart).toBeGreaterThan(chart === 'svg.line-chart' ? 400 : 250);
+        expect(box!.height, chart).toBeGreaterThan(150);
+      }
+      const bar = await page.locator('rect.bar[data-dimension="accuracy"]').first().boundingBox();
+      expect(bar!.height).toBeGreaterThan(20);
 
       // Escaped text reads back as the original text.
       const sessionSummary = page.locator('details.session > summary .session-name').nth(1);
@@ -295,12 +514,32 @@ describe('renderHtml in headless Chromium', () => {
       await firstProbe.locator('summary').click();
       expect(await firstProbe.locator('td.fact code').allTextContents()).toEqual(probes[1]!.facts);
       expect(await page.locator('img').count()).toBe(0);
+      // The recall probe: everything's answer and reasons, tail's failed call, read back as written.
+      const recall = page.locator('details.probe').nth(0);
+      await recall.locator('summary').click();
+      const scored = recall.locator('.judgement.scored[data-compressor="everything"]');
+      expect(await scored.isVisible()).toBe(true);
+      expect(await scored.locator('.judge-answer p').textContent()).toBe(scriptedAnswer(probes[0]!.question));
+      expect(await scored.locator('td.reason').allTextContents()).toEqual(
+        judgeRubric.map((criterion) => scriptedReason(criterion.id)),
+      );
+      expect(await scored.locator('.judge-overall').textContent()).toBe('overall 4.94 / 5');
+      const failed = recall.locator('.judgement.failed');
+      expect(await failed.locator('.judge-error').textContent()).toBe(judgeFailure);
+      expect(await failed.locator('.judge-error').isVisible()).toBe(true);
 
       // Filters: hide a compressor, a probe type, then one budget.
       // (Counted by figure and series group: a degenerate polygon or a flat line has no area, so is never :visible.)
       await page.getByRole('checkbox', { name: 'head <1>' }).uncheck();
-      expect(await page.locator('figure.radar:visible').count()).toBe(expected.radars - reports.length);
-      expect(await page.locator('svg.line-chart g.series:visible').count()).toBe(expected.lines - 1);
+      // One probe-type radar and one judge radar per budget; one line in the budget curve and per budget.
+      expect(await page.locator('figure.radar:visible').count()).toBe(expected.radars - 2 * reports.length);
+      expect(await page.locator('svg.line-chart g.series:visible').count()).toBe(
+        expected.lines - 1 - reports.length,
+      );
+      expect(await recall.locator('.judgement:visible').count()).toBe(2);
+      expect(await page.locator('rect.bar[data-dimension][data-compressor="head <1>"]:visible').count()).toBe(
+        0,
+      );
       await page.getByRole('checkbox', { name: 'artifact' }).uncheck();
       expect(await page.locator('details.probe[data-type="artifact"]:visible').count()).toBe(0);
       await page.locator('select[name="budget"]').selectOption('1');

@@ -1,11 +1,20 @@
-import { type OffsetBucket, offsetBuckets, type ProbeResult, type ProbeTally } from '../fact-score.js';
+import { type OffsetBucket, offsetBuckets, type ProbeTally } from '../fact-score.js';
+import { type JudgeDimension, type JudgeSummary, judgeDimensions } from '../judge.js';
 import { type Probe, probeTypes } from '../probes.js';
-import type { EvalReport } from '../run-eval.js';
+import type { EvalReport, JudgedProbeResult, PointResult, ProbeJudgeResult } from '../run-eval.js';
 import { chartColor } from './chart-series.js';
 import { escapeHtml } from './escape-html.js';
-import { formatFactSurvival, formatInteger, formatPassRate, formatRate } from './format-values.js';
+import {
+  formatFactSurvival,
+  formatInteger,
+  formatPassRate,
+  formatPoint,
+  formatRate,
+  formatScore,
+} from './format-values.js';
 import { groupedBarChart } from './grouped-bar-chart.js';
 import { lineChart } from './line-chart.js';
+import { hasSeveralPoints, type PointTotal, pointTotals } from './point-totals.js';
 import { radarChart } from './radar-chart.js';
 import { type BudgetView, type ReportInput, summarizeReports } from './summarize-reports.js';
 
@@ -45,8 +54,9 @@ function tallyTooltip(name: string, slice: string, tally: ProbeTally): string {
   return `${name} · ${slice}: ${formatPassRate(tally)} passed, ${formatFactSurvival(tally)} facts kept`;
 }
 
-function figure(caption: string, chart: string, extra = ''): string {
-  return `<figure class="chart-figure"${extra}><figcaption>${text(caption)}</figcaption>${chart}</figure>`;
+/** `className`: classes besides `chart-figure`. */
+function figure(caption: string, chart: string, className = ''): string {
+  return `<figure class="${className === '' ? 'chart-figure' : `chart-figure ${className}`}"><figcaption>${text(caption)}</figcaption>${chart}</figure>`;
 }
 
 function budgetCurve(views: readonly BudgetView[], compressors: readonly string[], colors: Colors): string {
@@ -170,6 +180,164 @@ function radars(report: EvalReport, colors: Colors): string {
   return `<div class="radars">${figures.join('')}</div>`;
 }
 
+const scoreLabel = (value: number) => value.toFixed(1);
+
+/** A summary's mean, or null when nothing was scored (its means are then 0, which would read as a verdict). */
+const judgeValue = (summary: JudgeSummary | undefined, value: (summary: JudgeSummary) => number) =>
+  summary === undefined || summary.scored === 0 ? null : value(summary);
+
+const judgeCounts = (summary: JudgeSummary | undefined) =>
+  summary === undefined
+    ? 'not judged'
+    : `${summary.scored} scored, ${summary.invalid} invalid, ${summary.failed} failed`;
+
+function judgeTable(report: EvalReport, colors: Colors): string {
+  const rows = report.totals.map((total) => {
+    const overall = judgeValue(total.judge, (summary) => summary.overall);
+    const cells = [
+      `<td class="judge-total"><span class="meter"><span style="width:${overall === null ? 0 : ((100 * overall) / 5).toFixed(1)}%;background:${colors.of(total.compressor)}"></span></span>${text(formatScore(overall))}</td>`,
+      ...judgeDimensions.map(
+        (dimension) =>
+          `<td>${text(formatScore(judgeValue(total.judge, (summary) => summary.dimensions[dimension])))}</td>`,
+      ),
+      `<td class="judge-counts" title="${text(judgeCounts(total.judge))}">${text(total.judge === undefined ? '–' : `${total.judge.scored} / ${total.judge.invalid} / ${total.judge.failed}`)}</td>`,
+    ];
+    return `<tr${attribute('data-compressor', total.compressor)}><th scope="row">${swatch(colors.of(total.compressor))}${text(total.compressor)}</th>${cells.join('')}</tr>`;
+  });
+  const head = ['compressor', 'overall', ...judgeDimensions, 'scored / invalid / failed'];
+  return `<div class="table-scroll"><table class="judge-totals"><caption>Judge scores (0–5), means over the scored probes</caption><thead><tr>${head.map((cell) => `<th>${text(cell)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+}
+
+function judgeTooltip(name: string, slice: string, summary: JudgeSummary | undefined, value: number | null) {
+  if (value === null) return `${name} · ${slice}: nothing scored (${judgeCounts(summary)})`;
+  return `${name} · ${slice}: ${formatScore(value)} / 5 over ${summary?.scored ?? 0} scored probes`;
+}
+
+function dimensionBars(report: EvalReport, colors: Colors): string {
+  const chart = groupedBarChart({
+    label: 'Judge score per rubric dimension, one bar per compressor',
+    categories: judgeDimensions.map((dimension) => ({ label: dimension, data: { dimension } })),
+    series: report.totals.map((total) => {
+      const values = judgeDimensions.map((dimension) =>
+        judgeValue(total.judge, (summary) => summary.dimensions[dimension]),
+      );
+      return {
+        name: total.compressor,
+        color: colors.of(total.compressor),
+        data: { compressor: total.compressor },
+        values,
+        tooltips: judgeDimensions.map((dimension, index) =>
+          judgeTooltip(total.compressor, dimension, total.judge, values[index] ?? null),
+        ),
+      };
+    }),
+    maxValue: 5,
+    ticks: 5,
+    formatValue: scoreLabel,
+    width: 960,
+  });
+  return figure('Judge score per dimension', chart, 'wide');
+}
+
+/** Short axis labels: the full names of neighbouring axes run into each other at this size. */
+const radarLabels: Record<JudgeDimension, string> = {
+  accuracy: 'accuracy',
+  'context-awareness': 'context',
+  'artifact-trail': 'artifacts',
+  completeness: 'completeness',
+  continuity: 'continuity',
+  'instruction-following': 'instructions',
+};
+
+function judgeRadars(report: EvalReport, colors: Colors): string {
+  const figures = report.totals.map((total) => {
+    const values = judgeDimensions.map((dimension) =>
+      judgeValue(total.judge, (summary) => summary.dimensions[dimension]),
+    );
+    const chart = radarChart({
+      label: `${total.compressor}: judge score per rubric dimension`,
+      axes: judgeDimensions.map((dimension) => ({ label: radarLabels[dimension], title: dimension })),
+      series: [
+        {
+          name: total.compressor,
+          color: colors.of(total.compressor),
+          values,
+          tooltips: judgeDimensions.map((dimension, index) =>
+            judgeTooltip(total.compressor, dimension, total.judge, values[index] ?? null),
+          ),
+        },
+      ],
+      maxValue: 5,
+      rings: 5,
+      formatValue: scoreLabel,
+    });
+    const overall = formatScore(judgeValue(total.judge, (summary) => summary.overall));
+    return `<figure class="radar judge-radar"${attribute('data-compressor', total.compressor)}><figcaption>${swatch(colors.of(total.compressor))}${text(total.compressor)} <span class="muted">overall ${text(overall)}</span></figcaption>${chart}</figure>`;
+  });
+  return `<div class="radars">${figures.join('')}</div>`;
+}
+
+function judgeCard(report: EvalReport, colors: Colors): string {
+  if (report.judge === undefined && report.totals.every((total) => total.judge === undefined)) return '';
+  const by = report.judge === undefined ? '' : ` Judged by <code>${text(report.judge)}</code>.`;
+  const when = hasSeveralPoints(report) ? ' at the end of the session' : '';
+  return (
+    `<div class="card judge"><h3>LLM judge: the six dimensions of the rubric</h3>` +
+    `<p class="muted">An answerer replies to each probe from the compressed context${when}; the judge, blind to the compressor, scores the reply 0–5 per criterion. Overall is the mean of the dimensions. Invalid and failed verdicts are counted, never scored.${by}</p>` +
+    `${judgeTable(report, colors)}${dimensionBars(report, colors)}${judgeRadars(report, colors)}</div>`
+  );
+}
+
+/** Pass rate per compressor at each compression point: what survives re-compaction round after round. */
+function pointCard(report: EvalReport, colors: Colors): string {
+  if (!hasSeveralPoints(report)) return '';
+  const perCompressor = report.compressors.map((compressor) => ({
+    compressor,
+    totals: pointTotals(report, compressor),
+  }));
+  const judgeOf = (entry: PointTotal) =>
+    entry.judge === undefined
+      ? undefined
+      : formatScore(judgeValue(entry.judge, (summary) => summary.overall));
+  const series = perCompressor.map(({ compressor, totals }) => ({
+    name: compressor,
+    color: colors.of(compressor),
+    data: { compressor },
+    points: totals.map((entry) => {
+      const judge = judgeOf(entry);
+      return {
+        x: entry.point,
+        y: entry.total.passRate,
+        tooltip: `${compressor} at ${formatPoint(entry.point)} of the session: ${formatPassRate(entry.total)} passed, ${formatFactSurvival(entry.total)} facts kept${judge === undefined ? '' : `, judge overall ${judge}`}`,
+      };
+    }),
+  }));
+  const chart = lineChart({
+    label: 'Probe pass rate at each compression point, one line per compressor',
+    series,
+    xTicks: report.points.map((point) => ({ value: point, label: formatPoint(point) })),
+    xMax: 1,
+    xLabel: 'compression point (share of the session)',
+    yLabel: 'probes passed',
+    formatY: percentLabel,
+    width: 600,
+  });
+  const rows = perCompressor.map(({ compressor, totals }) => {
+    const cells = totals.map((entry) => {
+      const judge = judgeOf(entry);
+      return `<td>${text(formatPassRate(entry.total))}${judge === undefined ? '' : `<br><span class="muted">judge ${text(judge)}</span>`}</td>`;
+    });
+    return `<tr${attribute('data-compressor', compressor)}><th scope="row">${swatch(colors.of(compressor))}${text(compressor)}</th>${cells.join('')}</tr>`;
+  });
+  const head = report.points.map((point) => `<th>${text(formatPoint(point))}</th>`).join('');
+  const table = `<div class="table-scroll"><table class="point-totals"><caption>Probes passed${report.judge === undefined ? '' : ' (and judge overall)'} by compression point</caption><thead><tr><th>compressor</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
+  return (
+    '<div class="card points"><div class="charts">' +
+    figure('Probes passed by compression point, one line per compressor', chart, 'point-chart') +
+    `<div>${table}<p class="muted">The session is compressed up to each point, re-compressing the previous output; only the probes answerable by then count, so earlier points have fewer.</p></div></div></div>`
+  );
+}
+
 function tokenBars(report: EvalReport, colors: Colors): string {
   const resultOf = (session: string, compressor: string) =>
     report.results.find((result) => result.session === session && result.compressor === compressor);
@@ -206,24 +374,99 @@ function tokenBars(report: EvalReport, colors: Colors): string {
     formatValue: formatCompact,
     width: 960,
   });
-  return figure(
-    'Tokens before and after, per session (dashed: the budget)',
-    chart,
-    ' class="chart-figure wide"',
-  );
+  return figure('Tokens before and after, per session (dashed: the budget)', chart, 'wide');
 }
 
-function verdict(compressor: string, result: ProbeResult | undefined, colors: Colors): string {
+/** The judge's word on a probe in a few characters: its overall score, or why there is none. */
+function judgeBadge(judge: ProbeJudgeResult | undefined): string {
+  if (judge === undefined) return '';
+  const label = judge.status === 'scored' ? formatScore(judge.overall) : judge.status;
+  return `<span class="verdict-judge judge-${judge.status}">${text(label)}</span>`;
+}
+
+function judgeTitle(judge: ProbeJudgeResult | undefined): string {
+  if (judge === undefined) return '';
+  if (judge.status === 'scored') return `; judge overall ${formatScore(judge.overall)} / 5`;
+  return judge.status === 'invalid' ? '; judge verdict invalid' : '; judge call failed';
+}
+
+function verdict(compressor: string, result: JudgedProbeResult | undefined, colors: Colors): string {
   if (result === undefined)
     return `<span class="verdict none"${attribute('data-compressor', compressor)} title="${text(`${compressor}: not run`)}">${swatch(colors.of(compressor))}–<span class="verdict-name">${text(compressor)}</span></span>`;
-  const title = `${compressor}: ${result.passed ? 'passed' : 'failed'}, ${result.factsKept} of ${result.facts} facts kept (needs ${result.minFacts})`;
-  return `<span class="verdict ${result.passed ? 'pass' : 'fail'}"${attribute('data-compressor', compressor)} title="${text(title)}">${swatch(colors.of(compressor))}${result.passed ? '✓' : '✗'}<span class="verdict-name">${text(compressor)}</span></span>`;
+  const title = `${compressor}: ${result.passed ? 'passed' : 'failed'}, ${result.factsKept} of ${result.facts} facts kept (needs ${result.minFacts})${judgeTitle(result.judge)}`;
+  return `<span class="verdict ${result.passed ? 'pass' : 'fail'}"${attribute('data-compressor', compressor)} title="${text(title)}">${swatch(colors.of(compressor))}${result.passed ? '✓' : '✗'}<span class="verdict-name">${text(compressor)}</span>${judgeBadge(result.judge)}</span>`;
+}
+
+/** How the probe fared at each compression point: facts passed or not, and the judge's score. */
+function pointTrail(id: string, rounds: readonly PointResult[]): string {
+  const steps = rounds.flatMap((round) => {
+    const probe = round.probes.find((candidate) => candidate.id === id);
+    if (probe === undefined) return [];
+    const judge =
+      probe.judge === undefined
+        ? ''
+        : ` ${probe.judge.status === 'scored' ? formatScore(probe.judge.overall) : probe.judge.status}`;
+    return [`${formatPoint(round.point)} ${probe.passed ? '✓' : '✗'}${judge}`];
+  });
+  if (steps.length < 2) return '';
+  return `<p class="judge-points muted">By compression point: ${text(steps.join(' · '))}</p>`;
+}
+
+/**
+ * The judge's verdict on one compressor's context: the answer, then the scores (dimensions, and every
+ * criterion with its reason), or what made the verdict invalid, or why the call failed.
+ */
+function judgement(
+  compressor: string,
+  judge: ProbeJudgeResult,
+  rounds: readonly PointResult[],
+  id: string,
+  colors: Colors,
+): string {
+  const status =
+    judge.status === 'scored'
+      ? `<span class="judge-overall">overall <strong>${text(formatScore(judge.overall))}</strong> / 5</span>`
+      : judge.status === 'invalid'
+        ? `<span class="judge-status">invalid verdict: no usable reply in ${judge.attempts} ${judge.attempts === 1 ? 'attempt' : 'attempts'}, not scored</span>`
+        : '<span class="judge-status">judge call failed, not scored</span>';
+  const head = `<p class="judgement-head">${swatch(colors.of(compressor))}<strong>${text(compressor)}</strong> ${status}</p>`;
+  const answer =
+    judge.status === 'failed'
+      ? ''
+      : `<div class="judge-answer"><span class="label">Answer</span>${judge.answer === '' ? '<p class="muted">(empty)</p>' : `<p>${text(judge.answer)}</p>`}</div>`;
+  let body: string;
+  if (judge.status === 'failed') {
+    body = `<p class="judge-error"><code>${text(judge.error)}</code></p>`;
+  } else if (judge.status === 'invalid') {
+    const problems = judge.problems.map(
+      (problem, index) =>
+        `<li><span class="label">attempt ${index + 1}</span> <code>${text(problem)}</code></li>`,
+    );
+    body = `<ul class="judge-problems">${problems.join('')}</ul>`;
+  } else {
+    const dimensions = judgeDimensions.map(
+      (dimension) =>
+        `<li${attribute('data-dimension', dimension)}>${text(dimension)} <strong>${text(formatScore(judge.dimensions[dimension]))}</strong></li>`,
+    );
+    const criteria = judge.criteria.map(
+      (criterion) =>
+        `<tr class="criterion"><td><code>${text(criterion.id)}</code></td><td>${text(String(criterion.weight))}</td><td class="criterion-score">${text(String(criterion.score))}</td><td class="reason">${text(criterion.reason)}</td></tr>`,
+    );
+    body =
+      `<ul class="dimension-scores">${dimensions.join('')}</ul>` +
+      `<div class="table-scroll"><table class="criteria"><thead><tr><th>criterion</th><th>weight</th><th>score</th><th class="reason">reason</th></tr></thead><tbody>${criteria.join('')}</tbody></table></div>`;
+  }
+  return `<div class="judgement ${judge.status}"${attribute('data-compressor', compressor)}>${head}${answer}${body}${pointTrail(id, rounds)}</div>`;
 }
 
 function probeDetails(
   id: string,
   definition: Probe | undefined,
-  results: ReadonlyArray<{ compressor: string; probe: ProbeResult | undefined }>,
+  results: ReadonlyArray<{
+    compressor: string;
+    probe: JudgedProbeResult | undefined;
+    rounds: readonly PointResult[];
+  }>,
   colors: Colors,
 ): string {
   const known = results.find((entry) => entry.probe !== undefined)?.probe;
@@ -256,11 +499,18 @@ function probeDetails(
     definition === undefined
       ? '<p class="muted">Only the lost facts are known: the probe file was not given to the report.</p>'
       : `<p class="answer"><strong>Reference answer.</strong> ${text(definition.answer)}</p>`;
+  const judgements = results.flatMap(({ compressor, probe, rounds }) =>
+    probe?.judge === undefined ? [] : [judgement(compressor, probe.judge, rounds, id, colors)],
+  );
+  const judged =
+    judgements.length === 0
+      ? ''
+      : `<div class="judgements"><h4>The answerer and the judge</h4>${judgements.join('')}</div>`;
   return (
     `<details class="probe"${attribute('data-type', type)}>` +
     `<summary><span class="probe-type type-${text(type)}">${text(type)}</span><span class="probe-question">${text(definition?.question ?? id)}</span><span class="verdicts">${results.map(({ compressor, probe }) => verdict(compressor, probe, colors)).join('')}</span></summary>` +
     `<div class="probe-body"><p class="probe-meta">${meta.join(' · ')}</p>${answer}` +
-    `<div class="table-scroll"><table class="facts"><thead><tr><th>fact</th>${head}</tr></thead><tbody>${factRows.join('')}</tbody></table></div></div>` +
+    `<div class="table-scroll"><table class="facts"><thead><tr><th>fact</th>${head}</tr></thead><tbody>${factRows.join('')}</tbody></table></div>${judged}</div>` +
     '</details>'
   );
 }
@@ -293,6 +543,8 @@ function drillDown(report: EvalReport, probes: ReportInput['probes'], colors: Co
         own.map(({ compressor, result }) => ({
           compressor,
           probe: result?.probes.find((probe) => probe.id === id),
+          // Absent from reports written before compression points existed.
+          rounds: result?.points ?? [],
         })),
         colors,
       ),
@@ -303,7 +555,11 @@ function drillDown(report: EvalReport, probes: ReportInput['probes'], colors: Co
         : `<span class="muted">${text(formatInteger(first.tokensBefore))} tokens, budget ${text(formatInteger(first.budgetTokens))}</span>`;
     return `<details class="session"><summary><span class="session-name">${text(session)}</span>${size}<span class="session-scores">${badges}</span></summary><div class="probes">${rows.join('')}</div></details>`;
   });
-  return `<div class="drill-down"><h3>Probes, session by session</h3><p class="muted">Open a session, then a probe, to see which of its verbatim facts each compressor kept.</p>${sessions.join('')}</div>`;
+  const judged =
+    report.judge === undefined
+      ? ''
+      : ' and, at the end of the session, what the answerer replied and how the judge scored it';
+  return `<div class="drill-down"><h3>Probes, session by session</h3><p class="muted">Open a session, then a probe, to see which of its verbatim facts each compressor kept${judged}.</p>${sessions.join('')}</div>`;
 }
 
 function budgetSection(
@@ -318,6 +574,8 @@ function budgetSection(
     `<h2 id="budget-${view.index}">Budget: ${text(view.heading)}</h2>` +
     `<p class="muted">${report.sessions.length} sessions, ${probes} probes.</p>` +
     `<div class="card">${totalsTable(report, colors, options.includeTime)}</div>` +
+    judgeCard(report, colors) +
+    pointCard(report, colors) +
     `<div class="card charts">${typeBars(report, colors)}${offsetBars(report, colors)}</div>` +
     `<div class="card"><h3>Pass rate per probe type, one radar per compressor</h3>${radars(report, colors)}</div>` +
     `<div class="card">${tokenBars(report, colors)}</div>` +
@@ -420,6 +678,28 @@ td.fact{text-align:left;width:60%}
 td.kept{color:var(--pass);background:var(--pass-bg)}
 td.lost{color:var(--fail);background:var(--fail-bg);font-weight:600}
 td.kept,td.lost{white-space:nowrap;text-align:center}
+.verdict-judge{font-weight:400;margin-left:6px;padding-left:6px;border-left:1px solid currentColor}
+.verdict-judge.judge-invalid,.verdict-judge.judge-failed{font-style:italic}
+.judgements{margin-top:12px}
+h4{font-size:.92rem;margin:0 0 6px}
+.judgement{border:1px solid var(--line);border-radius:8px;padding:8px 12px;margin:8px 0}
+.judgement.invalid,.judgement.failed{border-color:#efc7ad;background:var(--fail-bg)}
+.judgement-head{margin:0 0 4px}
+.judge-status{color:var(--fail);font-weight:600}
+.label{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin-right:4px}
+.judge-answer p{margin:2px 0 6px;white-space:pre-wrap;overflow-wrap:anywhere}
+.dimension-scores{list-style:none;display:flex;flex-wrap:wrap;gap:2px 16px;padding:0;margin:4px 0 6px;font-size:.88rem;color:var(--muted)}
+.dimension-scores strong{color:var(--text);font-variant-numeric:tabular-nums}
+table.judge-totals td{white-space:nowrap}
+table.judge-totals .meter{width:48px}
+table.judge-totals thead th{white-space:normal}
+table.criteria th.reason{text-align:left}
+table.criteria td.reason{text-align:left;white-space:pre-wrap;overflow-wrap:anywhere;width:55%}
+td.criterion-score{font-weight:600}
+.judge-problems{margin:4px 0;padding-left:20px}
+.judge-error{margin:4px 0}
+.judge-points{margin:6px 0 0}
+.point-chart svg.line-chart{min-width:380px;max-width:640px}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,"Noto Sans Mono",monospace;font-size:.86em;white-space:pre-wrap;overflow-wrap:anywhere}
 .is-hidden{display:none!important}
 @media (max-width:640px){header.page .inner,main{padding:14px}.filters{padding:8px 14px}.card{padding:12px}}
@@ -461,12 +741,19 @@ const script = `
 })();
 `;
 
+function judgesOf(views: readonly BudgetView[]): string[] {
+  return [...new Set(views.flatMap((view) => (view.report.judge === undefined ? [] : [view.report.judge])))];
+}
+
 /**
  * A self-contained HTML report of one evaluation run at one or more budgets: no network, no external
  * scripts, fonts or styles (a Content-Security-Policy enforces it). Inline SVG charts: pass rate vs budget
- * (one line per compressor), and per budget the pass rate per probe type (grouped bars and one radar per
- * compressor), by position of the earliest fact, tokens before and after per session, and a drill-down
- * session → probe → facts kept and lost per compressor. A small script filters by compressor, probe type
+ * (one line per compressor), and per budget the LLM judge's scores (a table, bars per rubric dimension and
+ * one radar per compressor) when a judge ran, pass rate by compression point when there are several, the
+ * pass rate per probe type (grouped bars and one radar per compressor), by position of the earliest fact,
+ * tokens before and after per session, and a drill-down session → probe → facts kept and lost per
+ * compressor, with the answerer's answer and the judge's verdict (scores and reasons per criterion, or
+ * what made it invalid, or why it failed). A small script filters by compressor, probe type
  * and budget; without it everything shows. All text is escaped; the same input gives the same bytes.
  *
  * @throws InvalidArgumentError naming the field when a report has the wrong shape (see `summarizeReports`)
@@ -483,6 +770,7 @@ export function renderHtml(options: RenderHtmlOptions): string {
     `${probeCount} probes`,
     `${summary.compressors.length} compressors`,
     `${summary.budgets.length === 1 ? 'budget' : 'budgets'} ${budgets}`,
+    ...judgesOf(summary.budgets).map((judge) => `judged by ${judge}`),
     ...(generatedAt === undefined ? [] : [`generated ${generatedAt}`]),
   ];
   const overview =

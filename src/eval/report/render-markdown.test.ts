@@ -6,6 +6,7 @@ import { createTokenAccountant } from '../../tokens/index.js';
 import type { Compressor } from '../compressors.js';
 import type { Probe } from '../probes.js';
 import { type EvalReport, type EvalSession, evaluateSessions } from '../run-eval.js';
+import { judgedReports, judgeFailure } from './judged-reports.test-support.js';
 import { markdownCode, renderMarkdown } from './render-markdown.js';
 
 // Two small sessions and three compressors that keep a known part of them, so every count is known.
@@ -141,6 +142,8 @@ describe('renderMarkdown', () => {
     expect(single).not.toContain('Pass rate by budget');
     expect(single).toContain('## Budget: 100 tokens');
     expect(single.endsWith('|\n')).toBe(true);
+    // No judge, one compression point: neither judge nor point tables.
+    expect(markdown).not.toMatch(/judge|compression point/i);
   });
 
   it('rejects unusable reports with the field that is wrong', () => {
@@ -161,6 +164,115 @@ describe('renderMarkdown', () => {
     delete (noType[0]!.totals[1]!.byType as Partial<Record<string, unknown>>).decision;
     expect(errorOf(() => renderMarkdown({ reports: noType })).option).toBe(
       'reports[0].totals[1].byType.decision',
+    );
+  });
+});
+
+/** Every table of the markdown keeps the column count of its header row. */
+function expectAlignedTables(markdown: string): void {
+  let columns = 0;
+  for (const [index, line] of markdown.split('\n').entries()) {
+    if (!line.startsWith('|')) {
+      columns = 0;
+      continue;
+    }
+    if (columns === 0) columns = cells(line).length;
+    expect(cells(line), `line ${index + 1}: ${line}`).toHaveLength(columns);
+  }
+}
+
+describe('renderMarkdown with a judge and several compression points', async () => {
+  const reports = await judgedReports({ sessions, compressors });
+  const markdown = renderMarkdown({ reports });
+
+  it('has the judge table per budget, with hand-computed scores', () => {
+    const dimensions =
+      '| overall | accuracy | context-awareness | artifact-trail | completeness | continuity | instruction-following |';
+    expect(markdown.split(dimensions)).toHaveLength(reports.length + 1);
+    // everything: recall probes score 5 on every criterion but continuity.decisions (4), artifact ones 3
+    // (4): dimensions 5 and 14/3, 3 and 10/3, so every dimension averages 4 over 2 + 2 probes.
+    expect(markdown).toContain(
+      '| `everything` | 4.00 | 4.00 | 4.00 | 4.00 | 4.00 | 4.00 | 4.00 | 4 / 1 / 0 |',
+    );
+    // tail keeps the last message: the recall calls fail, the artifact probes score 1 (continuity 2).
+    expect(markdown).toContain(
+      '| `tail\\|last` | 1.17 | 1.00 | 1.00 | 1.00 | 1.00 | 2.00 | 1.00 | 2 / 1 / 2 |',
+    );
+    // head keeps the first: recall 3 (no src/a|b.ts), artifact 1; continuity (10/3 + 2) / 2.
+    expect(markdown).toContain('| `head <1>` | 2.11 | 2.00 | 2.00 | 2.00 | 2.00 | 2.67 | 2.00 | 4 / 1 / 0 |');
+    expect(markdown).toContain('## Judge overall by budget (0–5)');
+    expect(markdown).toContain('| `everything` | 4.00 | 4.00 |');
+    expect(markdown).toContain('by `judge=scripted:judge <v1>;answerer=scripted:judge <v1>;rubric=');
+  });
+
+  it('shows a dash, not a 0, for a compressor with nothing scored', () => {
+    const none = structuredClone(reports);
+    const summary = none[0]!.totals[1]!.judge!;
+    Object.assign(summary, { scored: 0, invalid: 3, failed: 2, overall: 0 });
+    for (const dimension of Object.keys(summary.dimensions) as (keyof typeof summary.dimensions)[])
+      summary.dimensions[dimension] = 0;
+    expect(renderMarkdown({ reports: none })).toContain(
+      '| `tail\\|last` | – | – | – | – | – | – | – | 0 / 3 / 2 |',
+    );
+  });
+
+  it('lists every verdict without a score, with what was wrong', () => {
+    const rows = markdown.split('\n').filter((line) => /\| (invalid|failed) \|/.test(line));
+    // Per budget: the continuation probe is invalid for all three, tail's two recall calls failed.
+    expect(rows).toHaveLength(reports.length * 5);
+    expect(rows.filter((row) => row.includes('| failed |'))).toHaveLength(reports.length * 2);
+    expect(markdown).toContain(
+      `| \`alpha.json\` | \`tail\\|last\` | 100% | \`error\` | failed | \`${judgeFailure}\` |`,
+    );
+    expect(markdown).toMatch(
+      /\| `head <1>` \| 100% \| `next` \| invalid \| `attempt 1: \["accuracy.details"\]\.score: expected at most 5, got 9;[^`]*attempt 2: /,
+    );
+    expectAlignedTables(markdown);
+  });
+
+  it('has pass rate and judge overall by compression point', () => {
+    expect(markdown).toContain('### Pass rate by compression point');
+    expect(markdown).toContain('| compressor | 50% | 100% |');
+    // At 50% only the recall probes (first fact at 10%) are answerable, and every compressor keeps them.
+    expect(markdown).toContain('| `tail\\|last` | 100.0% (2/2) | 20.0% (1/5) |');
+    expect(markdown).toContain('| `tail\\|last` | 3.06 | 1.17 |');
+    expect(markdown.indexOf('### Pass rate by compression point')).toBeLessThan(
+      markdown.indexOf('#### Pass rate by probe type'),
+    );
+  });
+
+  it('is byte-identical for the same input, whatever the wall time', async () => {
+    let now = 0;
+    const slow = await judgedReports({ sessions, compressors, clock: () => (now += 7.1) });
+    expect(renderMarkdown({ reports: slow })).toBe(markdown);
+    expect(renderMarkdown({ reports: JSON.parse(JSON.stringify(reports)) })).toBe(markdown);
+  });
+
+  it('renders reports written before compression points existed, without the point tables', () => {
+    const old = structuredClone(reports);
+    for (const report of old) {
+      delete (report as Partial<EvalReport>).points;
+      for (const result of report.results) delete (result as { points?: unknown }).points;
+    }
+    const rendered = renderMarkdown({ reports: old });
+    expect(rendered).not.toContain('compression point');
+    expect(rendered).toContain('| `alpha.json` | `everything` | `next` | invalid |');
+    expect(rendered).toContain('| `head <1>` | 2.11 | 2.00 | 2.00 | 2.00 | 2.00 | 2.67 | 2.00 | 4 / 1 / 0 |');
+  });
+
+  it('rejects a malformed judge summary with the field that is wrong', () => {
+    const broken = structuredClone(reports);
+    (broken[0]!.totals[2]!.judge as unknown as Record<string, unknown>).failed = null;
+    expect(errorOf(() => renderMarkdown({ reports: broken })).option).toBe(
+      'reports[0].totals[2].judge.failed',
+    );
+    const noError = structuredClone(reports);
+    const failed = noError[1]!.results
+      .flatMap((result) => result.probes)
+      .find((probe) => probe.judge?.status === 'failed')!;
+    delete (failed.judge as Partial<Record<string, unknown>>).error;
+    expect(errorOf(() => renderMarkdown({ reports: noError })).message).toMatch(
+      /judge\.error: expected a string/,
     );
   });
 });

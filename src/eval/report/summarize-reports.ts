@@ -1,5 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import { offsetBuckets } from '../fact-score.js';
+import { judgeDimensions } from '../judge.js';
 import { type Probe, probeTypes } from '../probes.js';
 import type { EvalBudget, EvalReport, SessionResult } from '../run-eval.js';
 import { describeBudget, formatBudget } from './format-values.js';
@@ -115,15 +116,84 @@ function checkResult(value: unknown, path: string, compressors: string[], sessio
   checkTallies(result.byType, probeTypes, `${path}.byType`);
   checkTallies(result.byOffset, offsetBuckets, `${path}.byOffset`);
   array(result.probes, `${path}.probes`).forEach((item, index) => {
-    const at = `${path}.probes[${index}]`;
-    const probe = record(item, at);
-    if (typeof probe.id !== 'string') fail(`${at}.id`, `expected a string, got ${describe(probe.id)}`);
-    if (!(probeTypes as readonly unknown[]).includes(probe.type))
-      fail(`${at}.type`, `expected one of ${probeTypes.join(', ')}, got ${JSON.stringify(probe.type)}`);
-    if (typeof probe.passed !== 'boolean')
-      fail(`${at}.passed`, `expected a boolean, got ${describe(probe.passed)}`);
-    for (const key of ['factsKept', 'facts', 'minFacts', 'firstOffset']) finite(probe[key], `${at}.${key}`);
-    strings(probe.missing, `${at}.missing`);
+    checkProbe(item, `${path}.probes[${index}]`);
+  });
+  if (result.judge !== undefined) checkJudgeSummary(result.judge, `${path}.judge`);
+  // Reports written before compression points existed have none; the renderers then leave them out.
+  if (result.points !== undefined)
+    array(result.points, `${path}.points`).forEach((item, index) => {
+      const at = `${path}.points[${index}]`;
+      const point = record(item, at);
+      checkPointValue(point.point, `${at}.point`);
+      checkTally(point.total, `${at}.total`);
+      array(point.probes, `${at}.probes`).forEach((probe, probeIndex) => {
+        checkProbe(probe, `${at}.probes[${probeIndex}]`);
+      });
+      if (point.judge !== undefined) checkJudgeSummary(point.judge, `${at}.judge`);
+    });
+}
+
+function checkPointValue(value: unknown, path: string): void {
+  const point = finite(value, path);
+  if (!(point > 0 && point <= 1)) fail(path, `expected a number in (0, 1], got ${point}`);
+}
+
+function checkProbe(value: unknown, path: string): void {
+  const probe = record(value, path);
+  if (typeof probe.id !== 'string') fail(`${path}.id`, `expected a string, got ${describe(probe.id)}`);
+  if (!(probeTypes as readonly unknown[]).includes(probe.type))
+    fail(`${path}.type`, `expected one of ${probeTypes.join(', ')}, got ${JSON.stringify(probe.type)}`);
+  if (typeof probe.passed !== 'boolean')
+    fail(`${path}.passed`, `expected a boolean, got ${describe(probe.passed)}`);
+  for (const key of ['factsKept', 'facts', 'minFacts', 'firstOffset']) finite(probe[key], `${path}.${key}`);
+  strings(probe.missing, `${path}.missing`);
+  if (probe.judge !== undefined) checkProbeJudge(probe.judge, `${path}.judge`);
+}
+
+function text(value: unknown, path: string): string {
+  if (typeof value !== 'string') fail(path, `expected a string, got ${describe(value)}`);
+  return value;
+}
+
+function checkDimensions(value: unknown, path: string): void {
+  const dimensions = record(value, path);
+  for (const dimension of judgeDimensions) finite(dimensions[dimension], `${path}.${dimension}`);
+}
+
+function checkJudgeSummary(value: unknown, path: string): void {
+  const summary = record(value, path);
+  for (const key of ['scored', 'invalid', 'failed', 'overall']) finite(summary[key], `${path}.${key}`);
+  checkDimensions(summary.dimensions, `${path}.dimensions`);
+}
+
+/** A probe's verdict: scored (with every criterion), invalid (with what was wrong) or failed (with why). */
+function checkProbeJudge(value: unknown, path: string): void {
+  const judge = record(value, path);
+  if (judge.status === 'failed') {
+    text(judge.error, `${path}.error`);
+    return;
+  }
+  if (judge.status !== 'scored' && judge.status !== 'invalid')
+    fail(`${path}.status`, `expected scored, invalid or failed, got ${JSON.stringify(judge.status)}`);
+  text(judge.answer, `${path}.answer`);
+  finite(judge.attempts, `${path}.attempts`);
+  if (judge.status === 'invalid') {
+    strings(judge.problems, `${path}.problems`);
+    return;
+  }
+  finite(judge.overall, `${path}.overall`);
+  checkDimensions(judge.dimensions, `${path}.dimensions`);
+  array(judge.criteria, `${path}.criteria`).forEach((item, index) => {
+    const at = `${path}.criteria[${index}]`;
+    const criterion = record(item, at);
+    text(criterion.id, `${at}.id`);
+    if (!(judgeDimensions as readonly unknown[]).includes(criterion.dimension))
+      fail(
+        `${at}.dimension`,
+        `expected one of ${judgeDimensions.join(', ')}, got ${JSON.stringify(criterion.dimension)}`,
+      );
+    for (const key of ['weight', 'score']) finite(criterion[key], `${at}.${key}`);
+    text(criterion.reason, `${at}.reason`);
   });
 }
 
@@ -136,6 +206,11 @@ function checkReport(value: unknown, path: string): EvalReport {
   if (new Set(compressors).size !== compressors.length)
     fail(`${path}.compressors`, 'expected distinct compressor names');
   const sessions = strings(report.sessions, `${path}.sessions`);
+  if (report.points !== undefined)
+    array(report.points, `${path}.points`).forEach((point, index) => {
+      checkPointValue(point, `${path}.points[${index}]`);
+    });
+  if (report.judge !== undefined) text(report.judge, `${path}.judge`);
   array(report.results, `${path}.results`).forEach((result, index) => {
     checkResult(result, `${path}.results[${index}]`, compressors, sessions);
   });
@@ -150,6 +225,7 @@ function checkReport(value: unknown, path: string): EvalReport {
     checkTally(total.total, `${at}.total`);
     checkTallies(total.byType, probeTypes, `${at}.byType`);
     checkTallies(total.byOffset, offsetBuckets, `${at}.byOffset`);
+    if (total.judge !== undefined) checkJudgeSummary(total.judge, `${at}.judge`);
   });
   if (totals.length !== compressors.length)
     fail(`${path}.totals`, `expected one total per compressor (${compressors.length}), got ${totals.length}`);
