@@ -23,9 +23,12 @@ export {
   renderLedger,
 } from './ledger/index.js';
 export {
+  type AiSdkClientOptions,
+  type AiSdkLanguageModel,
   type AnthropicClientOptions,
   type CreateLlmClientOptions,
   checkJsonSchema,
+  createAiSdkClient,
   createAnthropicClient,
   createLlmClient,
   createOpenAICompatibleClient,

@@ -1,7 +1,12 @@
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  type LoopbackServer,
+  openAIReply,
+  startLoopbackServer,
+} from '../llm/loopback-server.test-support.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import { validateMessages } from '../messages/validate/index.js';
 import { createTokenAccountant } from '../tokens/index.js';
@@ -10,11 +15,15 @@ import { parseBudget } from './commands/compress.js';
 import { runCli } from './run-cli.js';
 
 async function cli(...argv: string[]) {
+  return cliWithEnv({}, ...argv);
+}
+
+async function cliWithEnv(env: Record<string, string>, ...argv: string[]) {
   const io: CliIo & { out: string; err: string } = {
     out: '',
     err: '',
     isTerminal: false,
-    env: {},
+    env,
     stdout: (text) => {
       io.out += text;
     },
@@ -146,5 +155,199 @@ describe('precis compress / expand', () => {
     expect(parseBudget('10%', 35765)).toBe(3576);
     expect(parseBudget('12.5%', 1000)).toBe(125);
     for (const bad of ['-5', '10 tokens', '150%', '0', '1e3']) expect(() => parseBudget(bad, 100)).toThrow();
+  });
+});
+
+/** What an LLM answers for the anchored sections of a span. */
+const sectionsReply = JSON.stringify({
+  intent: '',
+  constraints: [],
+  decisions: [
+    { decision: 'Retry with exponential backoff', rationale: 'the upstream API rate-limits bursts' },
+  ],
+  errorsAndFixes: [],
+  failedApproaches: [],
+  currentState: ['LLM-WRITTEN STATE: the backoff is in place'],
+  tasks: [{ text: 'Add a test for the backoff', done: false }],
+  nextSteps: [],
+});
+
+describe('precis compress --llm', () => {
+  let server: LoopbackServer;
+  beforeAll(async () => {
+    server = await startLoopbackServer();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  beforeEach(() => {
+    server.reset();
+  });
+
+  const budget = '2000';
+  const spec = () => `openai-compatible:${server.url}/v1#test-model`;
+
+  function checkOutput(stdout: string, budgetTokens = 2000) {
+    const conversation = fromOpenAI(JSON.parse(stdout));
+    expect(validateMessages(conversation.messages, { provider: 'openai' }).issues).toEqual([]);
+    expect(
+      createTokenAccountant({ provider: 'openai' }).countConversation(conversation).totalTokens,
+    ).toBeLessThanOrEqual(budgetTokens);
+    return conversation;
+  }
+
+  it('folds old turns with llm-anchored through a real OpenAI-compatible endpoint and names the LLM', async () => {
+    server.script(...Array.from({ length: 6 }, () => ({ body: openAIReply(sectionsReply) })));
+    // A budget with room for the LLM's prose next to every ledger fact the deterministic summary shows.
+    const roomy = '8000';
+    const result = await cli(
+      'compress',
+      example,
+      '--budget',
+      roomy,
+      '--to',
+      'openai',
+      '--no-store',
+      '--llm',
+      spec(),
+      '--llm-timeout',
+      '5000',
+      '--report',
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /^llm: openai-compatible:test-model \(1 summary written with it, 0 warnings\)$/m,
+    );
+    expect(result.stderr).toMatch(/budget 8,000: met/);
+    expect(result.stderr).toContain('llm-anchored');
+    // The LLM's items are in the summary (how many show depends on the room the budget leaves).
+    expect(result.stdout).toContain('- [ ] Add a test for the backoff');
+    expect(result.stderr).toMatch(/prose sections by openai-compatible:test-model \(\d+ calls?\)/);
+    expect(result.stdout).toContain(
+      'Retry with exponential backoff — because the upstream API rate-limits bursts',
+    );
+    checkOutput(result.stdout, 8000);
+
+    expect(server.requests.length).toBeGreaterThanOrEqual(1);
+    for (const request of server.requests) {
+      expect(request.method).toBe('POST');
+      expect(request.path).toBe('/v1/chat/completions');
+      const body = request.body as {
+        model: string;
+        messages: Array<{ role: string; content: string }>;
+        response_format: { type: string };
+      };
+      expect(body.model).toBe('test-model');
+      expect(body.response_format.type).toBe('json_schema');
+      expect(body.messages[0]?.role).toBe('system');
+      expect(body.messages.at(-1)?.content).toContain('```transcript');
+    }
+
+    // PRECIS_LLM in the environment does the same without --llm.
+    server.reset();
+    server.script(...Array.from({ length: 6 }, () => ({ body: openAIReply(sectionsReply) })));
+    const fromEnvironment = await cliWithEnv(
+      { PRECIS_LLM: spec() },
+      'compress',
+      example,
+      '--budget',
+      roomy,
+      '--to',
+      'openai',
+      '--no-store',
+    );
+    expect(fromEnvironment.exitCode, fromEnvironment.stderr).toBe(0);
+    expect(fromEnvironment.stderr).toContain('llm: openai-compatible:test-model');
+    expect(fromEnvironment.stdout).toContain('- [ ] Add a test for the backoff');
+  });
+
+  it('still returns a valid, within-budget result with a warning when the endpoint answers 500', async () => {
+    const failure = {
+      status: 500,
+      headers: { 'retry-after': '0' },
+      body: { error: { message: 'Internal meltdown' } },
+    };
+    server.script(...Array.from({ length: 12 }, () => failure));
+    const result = await cli(
+      'compress',
+      example,
+      '--budget',
+      budget,
+      '--to',
+      'openai',
+      '--no-store',
+      '--llm',
+      spec(),
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(
+      /^warning: the summarizer failed: openai-compatible: HTTP 500.*folded the span with the deterministic record instead/m,
+    );
+    expect(result.stderr).toMatch(
+      /^llm: openai-compatible:test-model \(0 summaries written with it, [1-9]\d* warnings?\)$/m,
+    );
+    expect(result.stderr).toMatch(/budget 2,000: met/);
+    const conversation = checkOutput(result.stdout);
+    // The deterministic summary took over; no error text leaked into the conversation.
+    expect(result.stdout).toContain('[precis summary of ');
+    expect(result.stdout).not.toContain('Internal meltdown');
+    expect(result.stdout).not.toContain('HTTP 500');
+    expect(conversation.messages.length).toBeGreaterThan(0);
+    expect(server.requests.length).toBeGreaterThanOrEqual(3);
+  });
+
+  it('rejects LLM strategies without an LLM and malformed LLM options, naming the option', async () => {
+    const noLlm = await cli(
+      'compress',
+      example,
+      '--budget',
+      budget,
+      '--no-store',
+      '--strategy',
+      'stub-tool-outputs,llm-anchored',
+    );
+    expect(noLlm.exitCode).toBe(2);
+    expect(noLlm.stderr).toContain(
+      'invalid-argument: --strategy: llm-anchored needs an LLM: pass --llm <spec>',
+    );
+    const badSpec = await cli('compress', example, '--budget', budget, '--no-store', '--llm', 'bogus:model');
+    expect(badSpec.exitCode).toBe(2);
+    expect(badSpec.stderr).toMatch(/^invalid-argument: --llm: unknown provider in "bogus:model"/);
+    const badTimeout = await cli(
+      'compress',
+      example,
+      '--budget',
+      budget,
+      '--no-store',
+      '--llm',
+      spec(),
+      '--llm-timeout',
+      'soon',
+    );
+    expect(badTimeout.exitCode).toBe(2);
+    expect(badTimeout.stderr).toContain('--llm-timeout: expected a positive number of milliseconds');
+    const timeoutAlone = await cli(
+      'compress',
+      example,
+      '--budget',
+      budget,
+      '--no-store',
+      '--llm-timeout',
+      '100',
+    );
+    expect(timeoutAlone.exitCode).toBe(2);
+    expect(timeoutAlone.stderr).toContain('--llm-timeout: needs an LLM');
+    const missingKey = await cli(
+      'compress',
+      example,
+      '--budget',
+      budget,
+      '--no-store',
+      '--llm',
+      'openai:gpt-4o-mini',
+    );
+    expect(missingKey.exitCode).toBe(2);
+    expect(missingKey.stderr).toContain('OPENAI_API_KEY');
+    expect(server.requests).toEqual([]);
   });
 });

@@ -33,8 +33,13 @@ export {
   type RehydrationReader,
 } from './context-manager.js';
 export {
+  defaultLlmStrategyNames,
   defaultStrategies,
   defaultStrategyNames,
+  type LlmStrategyName,
+  llmStrategyNames,
+  type NamedLlmOptions,
+  type NamedStrategiesOptions,
   type StrategyName,
   strategiesByName,
   strategyNames,

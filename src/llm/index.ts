@@ -1,4 +1,13 @@
 export {
+  type AiSdkCallOptions,
+  type AiSdkClientOptions,
+  type AiSdkGenerateResult,
+  type AiSdkLanguageModel,
+  type AiSdkPromptMessage,
+  createAiSdkClient,
+  toAiSdkPrompt,
+} from './ai-sdk-client.js';
+export {
   type AnthropicClientOptions,
   anthropicBaseUrl,
   anthropicVersion,

@@ -46,7 +46,24 @@ export {
 } from './dynamic-importance/score-importance.js';
 export { type CompressProseOptions, compressProse } from './extractive-prose/compress-prose.js';
 export { type ExtractiveProseOptions, extractiveProse } from './extractive-prose/extractive-prose.js';
-export { type FoldIntoSummaryOptions, foldIntoSummary } from './fold-into-summary/fold-into-summary.js';
+export {
+  type FoldIntoSummaryHooks,
+  type FoldIntoSummaryOptions,
+  foldIntoSummary,
+} from './fold-into-summary/fold-into-summary.js';
+export {
+  type AnchoredSections,
+  type AnchoredSectionsPrompt,
+  anchoredSectionNames,
+  anchoredSectionsRecord,
+  anchoredSectionsSchema,
+  type BuildAnchoredSectionsPromptOptions,
+  buildAnchoredSectionsPrompt,
+  combineAnchoredSections,
+  readAnchoredSections,
+  withAnchoredSections,
+} from './llm-anchored/anchored-sections.js';
+export { type LlmAnchoredOptions, llmAnchored } from './llm-anchored/llm-anchored.js';
 export { type LlmProgressiveOptions, llmProgressive } from './llm-progressive/llm-progressive.js';
 export { type LlmSummarizeOptions, llmSummarize } from './llm-summarize/llm-summarize.js';
 export { type LlmSummaryOptions, summaryHeader, summaryHeaderPattern } from './llm-support.js';

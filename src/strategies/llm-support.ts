@@ -4,7 +4,7 @@ import { hashText } from '../internal/hash.js';
 import { describeValue } from '../internal/json-shapes.js';
 import { codeSpan } from '../ledger/index.js';
 import { jsonOutputInstruction } from '../llm/json-output.js';
-import type { LlmClient } from '../llm/llm-client.js';
+import type { LlmClient, LlmResponse } from '../llm/llm-client.js';
 import { isLocalEndpoint } from '../llm/llm-config.js';
 import { isProviderError } from '../llm/provider-error.js';
 import { mergeRedactions, type SecretRedaction } from '../llm/redact-secrets.js';
@@ -20,7 +20,7 @@ import {
   summaryModes,
 } from '../llm/summary-prompt.js';
 import { messageText } from '../messages/content.js';
-import type { IdentifiedMessage, Message } from '../messages/types.js';
+import type { IdentifiedMessage, JSONValue, Message } from '../messages/types.js';
 import { validateMessages } from '../messages/validate/index.js';
 import {
   type AnchoredSummary,
@@ -268,19 +268,19 @@ export interface SummarizerRun {
 }
 
 /** Tokens the summarizer reads for a prompt, as the accountant counts them (the JSON instruction included). */
-function promptTokens(run: SummarizerRun, prompt: ReturnType<typeof buildSummaryPrompt>): number {
+export function promptTokens(run: SummarizerRun, prompt: SummarizerPrompt): number {
   const system = `${prompt.system}\n\n${jsonOutputInstruction(prompt.jsonSchema)}`;
   return run.context.accountant.countConversation([{ role: 'system', content: system }, ...prompt.messages])
     .totalTokens;
 }
 
 /** The window less a margin for the summarizer's own tokenizer counting a little differently. */
-function usableWindow(settings: LlmSummarySettings): number {
+export function usableWindow(settings: LlmSummarySettings): number {
   return settings.summarizerWindowTokens - Math.max(32, Math.ceil(settings.summarizerWindowTokens * 0.03));
 }
 
 /** `text` cut in the middle to about `maxTokens`, with a note saying how much was left out. */
-function truncateMiddle(text: string, maxTokens: number, run: SummarizerRun): string {
+export function truncateMiddle(text: string, maxTokens: number, run: SummarizerRun): string {
   const count = (value: string) => run.context.accountant.counter.count(value);
   if (count(text) <= maxTokens) return text;
   let keep = Math.max(0, Math.min(text.length, maxTokens * 3));
@@ -294,24 +294,50 @@ function truncateMiddle(text: string, maxTokens: number, run: SummarizerRun): st
   return text.slice(0, maxTokens);
 }
 
+/** What is sent to the summarizer, transport fields aside. */
+export interface SummarizerPrompt {
+  system: string;
+  messages: Message[];
+  jsonSchema: JSONValue;
+  /** Secrets replaced before the prompt was built; reported with the result. */
+  redactions?: SecretRedaction[];
+}
+
 /** One summarizer call, retried once when the reply is empty or not the expected JSON. */
 async function callSummarizer(
   run: SummarizerRun,
   options: BuildSummaryPromptOptions,
   maxOutputTokens: number,
 ): Promise<string> {
-  const { settings, context } = run;
+  const { settings } = run;
   const prompt = buildSummaryPrompt({
     ...options,
     redact: settings.redact,
     mode: settings.mode,
     topics: settings.topics,
   });
+  return callSummarizerJson(run, prompt, maxOutputTokens, readSummaryOutput, 'the reply held no summary');
+}
+
+/**
+ * One call with any JSON prompt, read by `read` (undefined: the reply is unusable), retried once when the
+ * reply is empty or unusable. The request is checked against the summarizer's window and `maxCalls` first.
+ *
+ * @throws SummaryFailure when the call fails, the reply is unusable twice, or a limit would be passed
+ */
+export async function callSummarizerJson<T>(
+  run: SummarizerRun,
+  prompt: SummarizerPrompt,
+  maxOutputTokens: number,
+  read: (response: LlmResponse) => T | undefined,
+  unusable = 'the reply held nothing usable',
+): Promise<T> {
+  const { settings, context } = run;
   const tokens = promptTokens(run, prompt) + maxOutputTokens;
   // Callers size the data first; this is the last check that nothing oversized is ever sent.
   if (tokens > settings.summarizerWindowTokens)
     throw new SummaryFailure(`the request (${tokens} tokens) does not fit the summarizer's window`);
-  run.redactions = mergeRedactions(run.redactions, prompt.redactions);
+  run.redactions = mergeRedactions(run.redactions, prompt.redactions ?? []);
   let problem = '';
   for (let attempt = 0; attempt < 2; attempt++) {
     if (run.calls >= settings.maxCalls)
@@ -329,12 +355,12 @@ async function callSummarizer(
         timeoutMs: settings.timeoutMs,
         ...(context.abortSignal === undefined ? {} : { abortSignal: context.abortSignal }),
       });
-      const summary = readSummaryOutput(response);
-      if (summary !== undefined) return summary;
+      const value = read(response);
+      if (value !== undefined) return value;
       problem =
         response.finishReason === 'length'
           ? 'the summary was cut off at the output limit'
-          : 'the reply held no summary (empty or not the expected JSON)';
+          : `${unusable} (empty or not the expected JSON)`;
     } catch (error) {
       if (context.abortSignal?.aborted === true) throw error;
       // Invalid output may come out right a second time; transport errors were retried by the client already.
@@ -358,7 +384,7 @@ function outputTokensFor(settings: LlmSummarySettings, dataTokens: number): numb
 }
 
 /** Blocks packed greedily, in order, into groups of at most `roomTokens` (a block larger alone is cut). */
-function packBlocks(blocks: readonly string[], roomTokens: number, run: SummarizerRun): string[][] {
+export function packBlocks(blocks: readonly string[], roomTokens: number, run: SummarizerRun): string[][] {
   const count = (value: string) => run.context.accountant.counter.count(value) + 2;
   const packs: string[][] = [];
   let current: string[] = [];

@@ -1,9 +1,12 @@
 import { resolve } from 'node:path';
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { createSqliteArchive, type SqliteArchive } from '../../archive/sqlite-archive.js';
-import { type CompactResult, compact } from '../../engine/compact.js';
-import { strategiesByName } from '../../engine/named-strategies.js';
+import { type CompactResult, compactAsync } from '../../engine/compact.js';
+import { defaultStrategies, type NamedLlmOptions, strategiesByName } from '../../engine/named-strategies.js';
 import { InvalidArgumentError, PrecisError } from '../../errors/index.js';
+import { createLlmClient } from '../../llm/create-llm-client.js';
+import { type LlmConfig, parseLlmSpec, resolveLlmConfig } from '../../llm/llm-config.js';
+import type { AnyStrategy } from '../../strategies/strategy.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import type { CliIo } from '../cli-io.js';
 import { formatInteger, formatPercent, formatTable } from '../format-table.js';
@@ -20,6 +23,11 @@ export const defaultStorePath = '.precis/archive.db';
  * Originals go to a SQLite archive (`.precis/archive.db`, `--store PATH`) so `precis expand <handle>` can read
  * them back; `--no-store` keeps them in memory only. `--strict` stops at the first bad record and fails
  * (exit 1, `budget-exceeded`) when the budget cannot be met.
+ *
+ * With an LLM (`--llm <spec>`, or `PRECIS_LLM`; keys from the environment), the default pipeline folds old
+ * turns with `llm-anchored` (the LLM writes the summary's prose) and `--strategy` accepts the LLM strategies;
+ * `--llm-timeout <ms>` bounds each HTTP attempt. The report names the LLM; when it fails, the result is still
+ * valid and within budget (the deterministic fold takes over) and the warning says so.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
@@ -31,6 +39,8 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     report: { type: 'boolean' },
     store: { type: 'string' },
     'no-store': { type: 'boolean' },
+    llm: { type: 'string' },
+    'llm-timeout': { type: 'string' },
   });
   const [file, ...extra] = positionals;
   if (file === undefined || extra.length > 0)
@@ -42,13 +52,21 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     );
   const to = oneOf('--to', values.to, outputFormats) ?? 'precis';
   const keepRecentTurns = nonNegativeInteger('--keep-recent', values['keep-recent']);
-  const strategies =
-    values.strategy === undefined
+  const llmConfig = resolveCliLlm(values.llm, values['llm-timeout'], io.env);
+  const llm: NamedLlmOptions | undefined =
+    llmConfig === undefined
       ? undefined
-      : strategiesByName(
-          values.strategy.split(',').map((name) => name.trim()),
-          '--strategy',
-        );
+      : {
+          client: createLlmClient({ config: llmConfig }),
+          baseURL: llmConfig.baseURL,
+          ...(llmConfig.timeoutMs === undefined ? {} : { timeoutMs: llmConfig.timeoutMs }),
+        };
+  const names = values.strategy?.split(',').map((name) => name.trim());
+  let strategies: AnyStrategy[] | undefined;
+  if (llm === undefined) strategies = names === undefined ? undefined : strategiesByName(names, '--strategy');
+  else
+    strategies =
+      names === undefined ? defaultStrategies({ llm }) : strategiesByName(names, '--strategy', { llm });
   if (values.store !== undefined && values['no-store'] === true)
     throw new InvalidArgumentError('--no-store', 'cannot be combined with --store');
 
@@ -63,7 +81,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     storePath === undefined ? undefined : createSqliteArchive({ path: storePath });
   let result: CompactResult;
   try {
-    result = compact(loaded.conversation, {
+    result = await compactAsync(loaded.conversation, {
       budgetTokens,
       provider,
       accountant,
@@ -82,9 +100,49 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     io.stderr(`repair: message ${repair.index}: ${repair.description}\n`);
   for (const warning of warnings) io.stderr(formatConversionWarning(warning));
   for (const warning of result.warnings) io.stderr(`warning: ${warning.message}\n`);
+  if (llm !== undefined) io.stderr(`llm: ${llm.client.id} (${llmUse(result)})\n`);
   io.stderr(`${summary(result, storePath, values.store ?? defaultStorePath)}\n`);
   if (values.report === true) io.stderr(`${JSON.stringify(result.report, null, 2)}\n`);
   return 0;
+}
+
+/**
+ * The LLM configuration from `--llm` (named in its errors), else `PRECIS_LLM` in `env`; undefined when neither
+ * names one. `--llm-timeout` needs one of them.
+ */
+function resolveCliLlm(
+  spec: string | undefined,
+  timeout: string | undefined,
+  env: Record<string, string | undefined>,
+): LlmConfig | undefined {
+  let timeoutMs: number | undefined;
+  if (timeout !== undefined) {
+    timeoutMs = Number(timeout);
+    if (!(/^\d+$/.test(timeout.trim()) && Number.isSafeInteger(timeoutMs) && timeoutMs > 0))
+      throw new InvalidArgumentError(
+        '--llm-timeout',
+        `expected a positive number of milliseconds, got "${timeout}"`,
+      );
+  }
+  const config = resolveLlmConfig({
+    ...(spec === undefined ? {} : { llm: parseLlmSpec(spec, '--llm') }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    env,
+  });
+  if (config === undefined && timeoutMs !== undefined)
+    throw new InvalidArgumentError('--llm-timeout', 'needs an LLM: pass --llm <spec> or set PRECIS_LLM');
+  return config;
+}
+
+/** What the LLM did, from the report: the actions it wrote or took part in, and its fallbacks. */
+function llmUse(result: CompactResult): string {
+  const used = result.report.actions.filter(
+    (action) => action.type === 'llm-summary' || action.description.includes('prose sections by'),
+  ).length;
+  const fallbacks = result.warnings.filter(
+    (warning) => warning.type === 'strategy-warning' && warning.strategy.startsWith('llm-'),
+  ).length;
+  return `${used} ${used === 1 ? 'summary' : 'summaries'} written with it, ${fallbacks} ${fallbacks === 1 ? 'warning' : 'warnings'}`;
 }
 
 /** `8000` tokens, or `10%` / `12.5%` of the input's tokens (rounded down). */

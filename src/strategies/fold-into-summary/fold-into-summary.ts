@@ -23,8 +23,20 @@ export interface FoldIntoSummaryOptions {
   maxIntentChars?: number;
 }
 
+/** What a strategy built on this one (`llmAnchored`) changes; kept apart from the JSON-serialisable options. */
+export interface FoldIntoSummaryHooks {
+  /** Name in the actions and the summary's metadata. @default 'fold-into-summary' */
+  name?: string;
+  /**
+   * The record to merge for a newly folded span, given the span (originals restored) and its deterministic
+   * record: e.g. that record extended with an LLM's prose. Synchronous; called once per fold round.
+   * @default the deterministic record
+   */
+  extendRecord?: (span: readonly IdentifiedMessage[], record: AnchoredSummary) => AnchoredSummary;
+}
+
 /** Characters of the intent shown while the task message itself is still in the conversation. */
-const keptTaskIntentChars = 200;
+export const keptTaskIntentChars = 200;
 
 /** Rounds of "drop, summarise, measure": each round drops room for the summary the previous one built. */
 const maxRounds = 10;
@@ -42,18 +54,22 @@ const maxRounds = 10;
  * Budget: the summary gets at most `maxSummaryShare` of the budget; turns are dropped to leave room for it
  * (a few rounds), and the summary is shrunk to the room left before giving up. Does nothing within budget.
  */
-export function foldIntoSummary(options: FoldIntoSummaryOptions = {}): Strategy {
+export function foldIntoSummary(
+  options: FoldIntoSummaryOptions = {},
+  hooks: FoldIntoSummaryHooks = {},
+): Strategy {
   const { maxSummaryShare = 0.65, maxIntentChars = 1500 } = options;
+  const { name = strategyName, extendRecord } = hooks;
   const drop = dropOldestTurns();
   return {
-    name: strategyName,
+    name,
     apply(messages, context) {
       checkStrategyInput(messages);
       const { accountant, budgetTokens } = context;
       if (accountant.countConversation(messages).totalTokens <= budgetTokens)
         return { messages: [...messages], actions: [], warnings: [] };
       const summaryCap = Math.floor(budgetTokens * maxSummaryShare);
-      const settings = { summaryCap, maxIntentChars };
+      const settings: FoldSettings = { summaryCap, maxIntentChars, name, extendRecord };
       // Drop room for the summary: as big as the record wants, capped at its share; the record grows as more is
       // dropped, so a few rounds, the reserve only ever growing.
       let reserve = 0;
@@ -84,6 +100,8 @@ export function foldIntoSummary(options: FoldIntoSummaryOptions = {}): Strategy 
 interface FoldSettings {
   summaryCap: number;
   maxIntentChars: number;
+  name: string;
+  extendRecord: FoldIntoSummaryHooks['extendRecord'];
 }
 
 function isDropMarker(message: Message): boolean {
@@ -130,12 +148,14 @@ function foldOnce(
       message.metadata?.origin !== 'summary',
   );
   const restoredHandles: string[] = [];
-  const update = buildAnchoredSummary(restoreOriginals(spanMessages, archive, restoredHandles), {
+  const originals = restoreOriginals(spanMessages, archive, restoredHandles);
+  const deterministic = buildAnchoredSummary(originals, {
     // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.
     handles: [...handles, ...restoredHandles],
     maxIntentChars: settings.maxIntentChars,
     ...(firstTask === undefined ? {} : { task: messageTextOf(firstTask) }),
   });
+  const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
   const record: AnchoredSummary = existing === undefined ? update : mergeAnchoredSummary(existing, update);
 
   // Where the summary goes: in place of the existing summary, or of the first new marker.
@@ -145,7 +165,7 @@ function foldOnce(
     const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
     const metadata = {
       origin: 'summary',
-      strategy: strategyName,
+      strategy: settings.name,
       handle: record.handles[0] ?? handles[0]!,
       summary: anchoredSummaryToJson(record),
     };
@@ -184,7 +204,7 @@ function foldOnce(
   const summaryTokens = accountant.countMessage(summaryMessage);
   const action: StrategyAction = {
     type: existing === undefined ? 'fold-summary' : 'merge-summary',
-    strategy: strategyName,
+    strategy: settings.name,
     messageIds: [summaryMessage.id, ...spanMessages.map((message) => message.id)],
     tokensBefore: accountant.countMessage(target),
     tokensAfter: summaryTokens,
