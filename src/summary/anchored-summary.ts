@@ -512,7 +512,7 @@ const minSalience = 0.15;
 const wordPattern = /[A-Za-z_$][\w$]{2,}/g;
 
 /**
- * How rare a line's words are among all the summary's lines, 0 (every word everywhere) to about 1 (words
+ * How rare a line's words are among its section's lines, 0 (every word everywhere) to about 1 (words
  * found nowhere else): a specific line (`skipPermissions?: boolean`) says more than one of twenty variations on
  * the same names. An inverse document frequency, averaged over the line's distinct words.
  */
@@ -685,7 +685,8 @@ export function renderAnchoredSummary(
   defaultCounter ??= createO200kCounter();
   const counter = memoisedCounter(options.counter ?? defaultCounter);
   const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
-  const rarity = rarityOf(sections.flatMap((section) => section.lines));
+  // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
+  const rarities = sections.map((section) => rarityOf(section.lines));
   const build = (caps: readonly number[] | undefined) => {
     const pieces = [header(summary)];
     sections.forEach((section, index) => {
@@ -693,7 +694,7 @@ export function renderAnchoredSummary(
       const { kept, left } =
         limit === undefined
           ? { kept: section.lines, left: 0 }
-          : fitLines(section.lines, limit, counter, section.keep, rarity);
+          : fitLines(section.lines, limit, counter, section.keep, rarities[index]!);
       if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
       const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
       pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);
