@@ -2,11 +2,13 @@ import { InvalidArgumentError } from '../errors/index.js';
 import { describeValue, isRecord } from '../internal/json-shapes.js';
 import type { JSONValue, Message } from '../messages/types.js';
 import {
+  type AttemptFailure,
   checkPositiveInteger,
   isRetryableStatus,
   type LlmTransportOptions,
   parseRetryAfter,
-  sleepWithAbort,
+  retrySettings,
+  waitBeforeRetry,
 } from './http-transport.js';
 import {
   type LlmClient,
@@ -71,7 +73,6 @@ export interface AiSdkClientOptions extends Omit<LlmTransportOptions, 'fetch'> {
 }
 
 const specificationVersions = ['v2', 'v3'];
-const defaultTimeoutMs = 60_000;
 
 /**
  * An `LlmClient` over an AI SDK language model: `createAiSdkClient({ model: openai('gpt-4o-mini') })`. Calls
@@ -87,18 +88,9 @@ const defaultTimeoutMs = 60_000;
 export function createAiSdkClient(options: AiSdkClientOptions): LlmClient {
   if (!isRecord(options))
     throw new InvalidArgumentError('options', `expected an options object, got ${describeValue(options)}`);
-  const {
-    model,
-    id,
-    timeoutMs = defaultTimeoutMs,
-    maxAttempts = 3,
-    maxRetryAfterMs = 30_000,
-    initialBackoffMs = 500,
-    maxBackoffMs = 8000,
-    sleep = sleepWithAbort,
-    random = Math.random,
-    now = Date.now,
-  } = options;
+  const { model, id } = options;
+  const retry = retrySettings(options);
+  const { timeoutMs, maxAttempts, now } = retry;
   if (!isRecord(model) || typeof (model as { doGenerate?: unknown }).doGenerate !== 'function')
     throw new InvalidArgumentError(
       'model',
@@ -112,18 +104,13 @@ export function createAiSdkClient(options: AiSdkClientOptions): LlmClient {
   checkPositiveInteger('timeoutMs', timeoutMs);
   checkPositiveInteger('maxAttempts', maxAttempts);
   for (const [option, value] of [
-    ['maxRetryAfterMs', maxRetryAfterMs],
-    ['initialBackoffMs', initialBackoffMs],
-    ['maxBackoffMs', maxBackoffMs],
+    ['maxRetryAfterMs', retry.maxRetryAfterMs],
+    ['initialBackoffMs', retry.initialBackoffMs],
+    ['maxBackoffMs', retry.maxBackoffMs],
   ] as const)
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
       throw new InvalidArgumentError(option, `expected a non-negative number, got ${describeValue(value)}`);
   const provider = String(model.provider);
-
-  const backoffMs = (attempt: number) => {
-    const ceiling = Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1));
-    return ceiling / 2 + (random() * ceiling) / 2;
-  };
 
   return {
     id: id ?? `${provider}:${model.modelId}`,
@@ -152,14 +139,12 @@ export function createAiSdkClient(options: AiSdkClientOptions): LlmClient {
           );
         } catch (error) {
           if (abortSignal?.aborted === true) throw abortSignal.reason;
-          const failure = toProviderError(error, provider, attempt, now());
-          if (!failure.error.retryable || attempt >= maxAttempts) throw failure.error;
-          const delayMs =
-            failure.retryAfterMs === undefined
-              ? backoffMs(attempt)
-              : Math.min(failure.retryAfterMs, maxRetryAfterMs);
-          await sleep(delayMs, abortSignal);
-          abortSignal?.throwIfAborted();
+          await waitBeforeRetry(
+            retry,
+            toProviderError(error, provider, attempt, now()),
+            attempt,
+            abortSignal,
+          );
           continue;
         }
         return toLlmResponse(result, provider, jsonSchema, model.modelId);
@@ -241,12 +226,7 @@ export function toAiSdkPrompt(messages: readonly Message[]): AiSdkPromptMessage[
 }
 
 /** The one place AI SDK errors become `ProviderError`s. */
-function toProviderError(
-  error: unknown,
-  provider: string,
-  attempt: number,
-  nowMs: number,
-): { error: ProviderError; retryAfterMs?: number } {
+function toProviderError(error: unknown, provider: string, attempt: number, nowMs: number): AttemptFailure {
   if (isProviderError(error)) return { error };
   if (error instanceof TimeoutSignal)
     return {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import type { JSONValue, Message } from '../messages/types.js';
 import {
@@ -12,20 +12,12 @@ import {
 import { type AnthropicClientOptions, createAnthropicClient } from './anthropic-client.js';
 import {
   anthropicReply,
-  type LoopbackServer,
+  providerFailure as failure,
   recordingSleep,
-  startLoopbackServer,
+  useLoopbackServer,
 } from './loopback-server.test-support.js';
-import { isProviderError, type ProviderError } from './provider-error.js';
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.reset();
-});
+const server = useLoopbackServer();
 
 function client(options: Partial<AnthropicClientOptions> = {}) {
   const { sleep, delays } = recordingSleep();
@@ -38,15 +30,6 @@ function client(options: Partial<AnthropicClientOptions> = {}) {
     ...options,
   });
   return { client: created, delays };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isProviderError(error)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
 }
 
 function sentBody(index = 0): Record<string, unknown> {

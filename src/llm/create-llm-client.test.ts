@@ -1,24 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import { userMessage } from '../testing/message-builders.js';
 import { createLlmClient } from './create-llm-client.js';
 import {
   anthropicReply,
-  type LoopbackServer,
   openAIReply,
   recordingSleep,
-  startLoopbackServer,
+  useLoopbackServer,
 } from './loopback-server.test-support.js';
 import { isProviderError } from './provider-error.js';
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.reset();
-});
+const server = useLoopbackServer();
 
 const messages = [userMessage('hello')];
 

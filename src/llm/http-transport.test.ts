@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import {
   createHttpTransport,
@@ -7,17 +7,15 @@ import {
   isRetryableStatus,
   parseRetryAfter,
 } from './http-transport.js';
-import { type LoopbackServer, recordingSleep, startLoopbackServer } from './loopback-server.test-support.js';
-import { isProviderError, type ProviderError } from './provider-error.js';
+import {
+  providerFailure as failure,
+  recordingSleep,
+  startLoopbackServer,
+  useLoopbackServer,
+} from './loopback-server.test-support.js';
+import { isProviderError } from './provider-error.js';
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.reset();
-});
+const server = useLoopbackServer();
 
 function transport(options: Partial<HttpTransportOptions> = {}) {
   const recorder = recordingSleep();
@@ -28,15 +26,6 @@ function transport(options: Partial<HttpTransportOptions> = {}) {
     ...options,
   });
   return { transport: created, delays: recorder.delays };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isProviderError(error)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
 }
 
 const post = (path = '/endpoint', extra: { timeoutMs?: number; abortSignal?: AbortSignal } = {}) => ({

@@ -151,16 +151,12 @@ function checkNonNegative(option: string, value: number): void {
   }
 }
 
-type AttemptResult =
-  | { ok: true; response: JsonPostResponse }
-  | { ok: false; error: ProviderError; retryAfterMs?: number };
+/** `LlmTransportOptions` with their defaults, `fetch` aside: what the retry loops of every adapter read. */
+export type RetrySettings = Required<Omit<LlmTransportOptions, 'fetch'>>;
 
-/** The one place where HTTP outcomes become `ProviderError`s, and where retries happen. */
-export function createHttpTransport(options: HttpTransportOptions): HttpTransport {
+export function retrySettings(options: LlmTransportOptions): RetrySettings {
   const {
-    provider,
-    fetch: fetchFunction = globalThis.fetch,
-    timeoutMs: defaultTimeoutMs = 60_000,
+    timeoutMs = 60_000,
     maxAttempts = 3,
     maxRetryAfterMs = 30_000,
     initialBackoffMs = 500,
@@ -169,17 +165,50 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
     random = Math.random,
     now = Date.now,
   } = options;
-  checkPositiveInteger('timeoutMs', defaultTimeoutMs);
-  checkPositiveInteger('maxAttempts', maxAttempts);
-  checkNonNegative('maxRetryAfterMs', maxRetryAfterMs);
-  checkNonNegative('initialBackoffMs', initialBackoffMs);
-  checkNonNegative('maxBackoffMs', maxBackoffMs);
+  return { timeoutMs, maxAttempts, maxRetryAfterMs, initialBackoffMs, maxBackoffMs, sleep, random, now };
+}
 
-  function backoffMs(attempt: number): number {
-    const ceiling = Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1));
-    // Half fixed, half random: spreads clients that failed together without ever retrying at once.
-    return ceiling / 2 + (random() * ceiling) / 2;
-  }
+/** A failed attempt: the error, and the wait the provider asked for before the next one. */
+export interface AttemptFailure {
+  error: ProviderError;
+  retryAfterMs?: number;
+}
+
+/**
+ * Between attempts: throws the failure's error when it is not retryable or `attempt` was the last one; otherwise
+ * waits the `retry-after` the provider asked for (capped at `maxRetryAfterMs`), else a backoff that doubles with
+ * each attempt up to `maxBackoffMs`.
+ *
+ * @throws the abort signal's reason when the signal fires during the wait
+ */
+export async function waitBeforeRetry(
+  settings: RetrySettings,
+  failure: AttemptFailure,
+  attempt: number,
+  abortSignal: AbortSignal | undefined,
+): Promise<void> {
+  const { maxAttempts, maxRetryAfterMs, initialBackoffMs, maxBackoffMs, sleep, random } = settings;
+  const { error, retryAfterMs } = failure;
+  if (!error.retryable || attempt >= maxAttempts) throw error;
+  const ceiling = Math.min(maxBackoffMs, initialBackoffMs * 2 ** (attempt - 1));
+  // Half fixed, half random: spreads clients that failed together without ever retrying at once.
+  const backoffMs = ceiling / 2 + (random() * ceiling) / 2;
+  await sleep(retryAfterMs === undefined ? backoffMs : Math.min(retryAfterMs, maxRetryAfterMs), abortSignal);
+  abortSignal?.throwIfAborted();
+}
+
+type AttemptResult = { ok: true; response: JsonPostResponse } | ({ ok: false } & AttemptFailure);
+
+/** The one place where HTTP outcomes become `ProviderError`s, and where retries happen. */
+export function createHttpTransport(options: HttpTransportOptions): HttpTransport {
+  const { provider, fetch: fetchFunction = globalThis.fetch } = options;
+  const retry = retrySettings(options);
+  const { timeoutMs: defaultTimeoutMs, now } = retry;
+  checkPositiveInteger('timeoutMs', defaultTimeoutMs);
+  checkPositiveInteger('maxAttempts', retry.maxAttempts);
+  checkNonNegative('maxRetryAfterMs', retry.maxRetryAfterMs);
+  checkNonNegative('initialBackoffMs', retry.initialBackoffMs);
+  checkNonNegative('maxBackoffMs', retry.maxBackoffMs);
 
   async function attemptOnce(
     request: JsonPostRequest,
@@ -283,12 +312,7 @@ export function createHttpTransport(options: HttpTransportOptions): HttpTranspor
       for (let attempt = 1; ; attempt++) {
         const result = await attemptOnce(request, body, attempt);
         if (result.ok) return result.response;
-        const { error, retryAfterMs } = result;
-        if (!error.retryable || attempt >= maxAttempts) throw error;
-        const delayMs =
-          retryAfterMs === undefined ? backoffMs(attempt) : Math.min(retryAfterMs, maxRetryAfterMs);
-        await sleep(delayMs, abortSignal);
-        abortSignal?.throwIfAborted();
+        await waitBeforeRetry(retry, result, attempt, abortSignal);
       }
     },
   };

@@ -4,6 +4,8 @@
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { isProviderError, type ProviderError } from './provider-error.js';
 
 export interface ScriptedReply {
   /** @default 200 */
@@ -79,6 +81,47 @@ export async function startLoopbackServer(): Promise<LoopbackServer> {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * The loopback server of a test file (or of the `describe` block it is called in): started before its tests,
+ * reset before each test, closed after them. The handle reads through to the running server.
+ */
+export function useLoopbackServer(): LoopbackServer {
+  let running: LoopbackServer | undefined;
+  beforeAll(async () => {
+    running = await startLoopbackServer();
+  });
+  afterAll(() => running?.close());
+  beforeEach(() => {
+    running?.reset();
+  });
+  const server = (): LoopbackServer => {
+    if (running === undefined)
+      throw new Error('the loopback server runs only while the tests that use it run');
+    return running;
+  };
+  return {
+    get url() {
+      return server().url;
+    },
+    get requests() {
+      return server().requests;
+    },
+    script: (...replies) => server().script(...replies),
+    reset: () => server().reset(),
+    close: () => server().close(),
+  };
+}
+
+/** The `ProviderError` the promise rejects with; anything else (a success, another error) fails the test. */
+export async function providerFailure(promise: Promise<unknown>): Promise<ProviderError> {
+  const error = await promise.then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
+  if (!isProviderError(error)) throw new Error(`expected a ProviderError, got ${String(error)}`);
+  return error;
 }
 
 function answer(response: ServerResponse, reply: ScriptedReply | undefined): void {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import type { JSONValue, Message } from '../messages/types.js';
 import {
@@ -10,25 +10,17 @@ import {
   userMessage,
 } from '../testing/message-builders.js';
 import {
-  type LoopbackServer,
+  providerFailure as failure,
   openAIReply,
   recordingSleep,
-  startLoopbackServer,
+  useLoopbackServer,
 } from './loopback-server.test-support.js';
 import {
   createOpenAICompatibleClient,
   type OpenAICompatibleClientOptions,
 } from './openai-compatible-client.js';
-import { isProviderError, type ProviderError } from './provider-error.js';
 
-let server: LoopbackServer;
-beforeAll(async () => {
-  server = await startLoopbackServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.reset();
-});
+const server = useLoopbackServer();
 
 function client(options: Partial<OpenAICompatibleClientOptions> = {}) {
   const { sleep, delays } = recordingSleep();
@@ -40,15 +32,6 @@ function client(options: Partial<OpenAICompatibleClientOptions> = {}) {
     ...options,
   });
   return { client: created, delays };
-}
-
-async function failure(promise: Promise<unknown>): Promise<ProviderError> {
-  const error = await promise.then(
-    () => undefined,
-    (caught: unknown) => caught,
-  );
-  if (!isProviderError(error)) throw new Error(`expected a ProviderError, got ${String(error)}`);
-  return error;
 }
 
 function sentBody(index = 0): Record<string, unknown> {

@@ -30,7 +30,13 @@ import {
   parseAnchoredSummary,
 } from '../summary/index.js';
 import type { AsyncStrategyContext, StrategyAction, StrategyResult, StrategyWarning } from './strategy.js';
-import { checkCount } from './strategy-support.js';
+import {
+  checkCount,
+  type MessageGroup,
+  markerMessage,
+  markerRole,
+  messageGroups,
+} from './strategy-support.js';
 
 /**
  * What the LLM summarization strategies (`llmSummarize`, `llmProgressive`) share: options, choosing the span,
@@ -168,13 +174,6 @@ export function isSummaryMessage(message: Message): boolean {
   return message.metadata?.origin === 'summary';
 }
 
-/** A message, or an assistant message with the tool messages right after it: summarized together or not at all. */
-export interface MessageGroup {
-  start: number;
-  /** Exclusive. */
-  end: number;
-}
-
 /**
  * The runs of whole groups a summary may replace, oldest first: contiguous groups before the last
  * `preserveRecentMessages` messages with no system, pinned or preserved message in them. Earlier summaries
@@ -190,9 +189,8 @@ export function summarizableRuns(
   while (tailStart > 0 && tailStart < messages.length && messages[tailStart]?.role === 'tool') tailStart--;
   const runs: MessageGroup[][] = [];
   let run: MessageGroup[] = [];
-  for (let start = 0; start < tailStart; ) {
-    let end = start + 1;
-    if (messages[start]?.role === 'assistant') while (messages[end]?.role === 'tool') end++;
+  for (const { start, end } of messageGroups(messages)) {
+    if (start >= tailStart) break;
     let summarizable = end <= tailStart;
     for (let index = start; index < end && summarizable; index++) {
       const message = messages[index]!;
@@ -209,24 +207,9 @@ export function summarizableRuns(
       runs.push(run);
       run = [];
     }
-    start = end;
   }
   if (run.length > 0) runs.push(run);
   return runs;
-}
-
-type Side = 'start' | 'user' | 'assistant' | 'tool';
-
-/** The role a summary can take between `previous` and `next` without breaking user/assistant alternation. */
-function summaryRole(
-  previous: Message | undefined,
-  next: Message | undefined,
-): 'user' | 'assistant' | undefined {
-  const before: Side = previous === undefined || previous.role === 'system' ? 'start' : previous.role;
-  const after = next === undefined ? 'end' : next.role;
-  if (before !== 'user' && after !== 'user' && after !== 'tool') return 'user';
-  if (before !== 'start' && before !== 'assistant' && after !== 'assistant') return 'assistant';
-  return undefined;
 }
 
 export interface PlacedSpan {
@@ -249,7 +232,7 @@ export function placeSpan(
       const first = groups[fromStart];
       const last = groups[groups.length - 1 - (trim - fromStart)];
       if (first === undefined || last === undefined || last.end <= first.start) continue;
-      const role = summaryRole(messages[first.start - 1], messages[last.end]);
+      const role = markerRole(messages[first.start - 1], messages[last.end]);
       if (role !== undefined) return { start: first.start, end: last.end, role };
     }
   return undefined;
@@ -630,10 +613,7 @@ export function commitSummary(input: CommitInput): StrategyResult {
     summary: anchoredSummaryToJson({ ...record, messageCount, handles }),
   };
   const id = `summary-${hashText(spanHandle, 12)}`;
-  const summaryMessage: IdentifiedMessage =
-    span.role === 'user'
-      ? { role: 'user', content: text, id, metadata }
-      : { role: 'assistant', content: text, id, metadata };
+  const summaryMessage = markerMessage(span.role, text, { id, metadata });
   const spanTokens = spanMessages.reduce((sum, message) => sum + accountant.countMessage(message), 0);
   const summaryTokens = accountant.countMessage(summaryMessage);
   if (summaryTokens >= spanTokens)
@@ -664,6 +644,51 @@ export function commitSummary(input: CommitInput): StrategyResult {
     description: `summarized ${spanMessages.length} messages (${messageCount} original) with ${run.settings.client.id} in ${run.calls} ${run.calls === 1 ? 'call' : 'calls'}${redacted}`,
   };
   return { messages: output, actions: [action], warnings: [] };
+}
+
+/**
+ * The key a span's summarizer failures are remembered under; undefined when the span is not worth summarizing:
+ * nothing new in it since the last summary, or too little text to gain from one.
+ */
+export function summarizableSpanKey(
+  messages: readonly IdentifiedMessage[],
+  span: PlacedSpan,
+): string | undefined {
+  const spanMessages = messages.slice(span.start, span.end);
+  if (spanMessages.every(isSummaryMessage) || spanChars(spanMessages) < minimumSummarizableChars)
+    return undefined;
+  return hashText(spanMessages.map((message) => message.id).join('\n'));
+}
+
+export interface SummarizeSpanInput {
+  strategy: string;
+  settings: LlmSummarySettings;
+  context: AsyncStrategyContext;
+  messages: readonly IdentifiedMessage[];
+  span: PlacedSpan;
+}
+
+/**
+ * The conversation with `span` replaced by its summary: the span's record and ledger facts, the summary so far
+ * (from earlier summaries in the span), the summarizer's text, committed with `commitSummary`.
+ *
+ * @throws SummaryFailure when the summarizer fails or the summary is not usable
+ */
+export async function summarizeSpan(input: SummarizeSpanInput): Promise<StrategyResult> {
+  const { strategy, settings, context, messages, span } = input;
+  const spanMessages = messages.slice(span.start, span.end);
+  const run: SummarizerRun = { settings, context, calls: 0, redactions: [] };
+  const spanHandle = spanHandleOf(spanMessages);
+  const record = spanRecord(spanMessages, spanHandle);
+  const facts = summaryFacts(record, settings.maxFactTokens, run);
+  const previousSummary = previousSummaryText(spanMessages);
+  const summaryText = await summarizeBlocks(run, {
+    blocks: transcriptBlocks(messages, span.start, span.end),
+    kind: previousSummary === undefined ? 'summarize' : 'progressive',
+    ...(previousSummary === undefined ? {} : { previousSummary }),
+    facts,
+  });
+  return commitSummary({ strategy, messages, span, summaryText, record, facts, spanHandle, run });
 }
 
 /** The handle the span will be archived under (known before it is archived). */

@@ -1,11 +1,19 @@
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { describeValue, isRecord } from '../internal/json-shapes.js';
-import { type IdentifiedMessage, type Message, roles } from '../messages/types.js';
+import {
+  type AssistantMessage,
+  type IdentifiedMessage,
+  type Message,
+  type MessageMetadata,
+  roles,
+  type UserMessage,
+} from '../messages/types.js';
 import type { StrategyContext } from './strategy.js';
 
 /**
- * Helpers the strategies share: input checks, turn boundaries, a running token total and code spans in
- * markdown text. Internal to `strategies/`; not part of the public API.
+ * Helpers the strategies share: input checks, turn boundaries, message groups, markers that keep role
+ * alternation, a running token total and code spans in markdown text. Internal to `strategies/`; not part of
+ * the public API.
  */
 
 /**
@@ -70,6 +78,59 @@ export function recentTurnsStart(messages: readonly Message[], turnCount: number
     if (startsTurn && ++seen === turnCount) return index;
   }
   return 0;
+}
+
+/** A message, or an assistant message with the tool messages right after it: removed together or not at all. */
+export interface MessageGroup {
+  start: number;
+  /** Exclusive. */
+  end: number;
+}
+
+/** The conversation as consecutive groups, oldest first; together they cover every message. */
+export function messageGroups(messages: readonly Message[]): MessageGroup[] {
+  const groups: MessageGroup[] = [];
+  for (let start = 0; start < messages.length; ) {
+    let end = start + 1;
+    if (messages[start]?.role === 'assistant') while (messages[end]?.role === 'tool') end++;
+    groups.push({ start, end });
+    start = end;
+  }
+  return groups;
+}
+
+type Side = 'start' | 'user' | 'assistant' | 'tool';
+
+/**
+ * The role a message put between `previous` and `next` (a marker, a summary) can take without two user or two
+ * assistant messages in a row (a tool message counts as the user side, and may be followed by a user message),
+ * and with a user message first after the system prompt. Undefined when neither fits.
+ */
+export function markerRole(
+  previous: Message | undefined,
+  next: Message | undefined,
+): 'user' | 'assistant' | undefined {
+  const before: Side = previous === undefined || previous.role === 'system' ? 'start' : previous.role;
+  const after = next === undefined ? 'end' : next.role;
+  if (before !== 'user' && after !== 'user' && after !== 'tool') return 'user';
+  if (before !== 'start' && before !== 'assistant' && after !== 'assistant') return 'assistant';
+  return undefined;
+}
+
+/** A user or assistant message with string content, as `markerRole` decided. */
+export function markerMessage(
+  role: 'user' | 'assistant',
+  text: string,
+  fields: { id: string; metadata: MessageMetadata },
+): IdentifiedMessage {
+  return role === 'user'
+    ? ({ role, content: text, ...fields } satisfies UserMessage)
+    : ({ role, content: text, ...fields } satisfies AssistantMessage);
+}
+
+/** The text of the marker left where a span of messages was removed and archived. */
+export function archivedSpanText(messageCount: number, handle: string): string {
+  return `[${messageCount} earlier ${messageCount === 1 ? 'message' : 'messages'} archived: ${handle}]`;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { type ArchiveEntry, archiveHandle } from '../../archive/archive-store.js';
-import type { AssistantMessage, IdentifiedMessage, Message, UserMessage } from '../../messages/types.js';
+import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
 import type {
   Strategy,
@@ -8,7 +8,14 @@ import type {
   StrategyResult,
   StrategyWarning,
 } from '../strategy.js';
-import { checkStrategyInput } from '../strategy-support.js';
+import {
+  archivedSpanText,
+  checkStrategyInput,
+  type MessageGroup,
+  markerMessage,
+  markerRole,
+  messageGroups,
+} from '../strategy-support.js';
 
 const strategyName = 'drop-oldest-turns';
 
@@ -41,11 +48,7 @@ export function dropOldestTurns(): Strategy {
   };
 }
 
-/** A message, or an assistant message with the tool messages right after it: dropped together or not at all. */
-interface Group {
-  start: number;
-  /** Exclusive. */
-  end: number;
+interface Group extends MessageGroup {
   turn: number;
   droppable: boolean;
 }
@@ -122,11 +125,9 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
   messages.forEach((message, index) => {
     if (message.role === 'user' && !isMarker(message)) lastUser = index;
   });
-  for (let start = 0; start < messages.length; ) {
+  for (const { start, end } of messageGroups(messages)) {
     const first = messages[start]!;
     if (first.role === 'user') turn++;
-    let end = start + 1;
-    if (first.role === 'assistant') while (messages[end]?.role === 'tool') end++;
     let droppable = first.role !== 'system' && start !== lastUser;
     for (let index = start; index < end && droppable; index++) {
       const message = messages[index]!;
@@ -136,7 +137,6 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
     const followedBy = messages[end];
     if (followedBy !== undefined && isMarker(followedBy)) droppable = false;
     groups.push({ start, end, turn, droppable });
-    start = end;
   }
   const last = groups.at(-1);
   if (last !== undefined) last.droppable = false;
@@ -203,12 +203,12 @@ function planSpans(
     }
     const spanMessages = messages.slice(groups[spanStart]!.start, groups[spanEnd - 1]!.end);
     const spanHandle = archiveHandle('messages', spanMessages);
-    const markerText = `[${spanMessages.length} earlier ${spanMessages.length === 1 ? 'message' : 'messages'} archived: ${spanHandle}]`;
+    const markerText = archivedSpanText(spanMessages.length, spanHandle);
     const spanTokens = spanMessages.reduce(
       (sum, message) => sum + context.accountant.countMessage(message),
       0,
     );
-    if (spanTokens <= context.accountant.countMessage(markerMessage('user', markerText, spanHandle))) {
+    if (spanTokens <= context.accountant.countMessage(dropMarker('user', markerText, spanHandle))) {
       // Not worth a marker (yet): keep the span; a later pass may extend it.
       for (let index = spanStart; index < spanEnd; index++)
         pushGroup(output, messages, groups[index]!, pendingFolds);
@@ -219,7 +219,7 @@ function planSpans(
     const next = messages[groups[spanEnd]?.start ?? messages.length];
     let markerTokens = 0;
     if (role !== undefined) {
-      const marker = markerMessage(role, markerText, spanHandle);
+      const marker = dropMarker(role, markerText, spanHandle);
       output.push(marker);
       markerTokens = context.accountant.countMessage(marker);
     } else if (next !== undefined && canFold(next, context)) {
@@ -313,34 +313,11 @@ function turnActions(
   return actions;
 }
 
-type Side = 'start' | 'user' | 'assistant' | 'tool';
-
-function sideOf(message: Message | undefined): Side {
-  if (message === undefined || message.role === 'system') return 'start';
-  return message.role;
-}
-
-/**
- * The role a marker can take between `previous` and `next` without two user or two assistant messages in a
- * row (a tool message counts as the user side, and may be followed by a user message), and with a user
- * message first after the system prompt. Undefined when neither fits.
- */
-function markerRole(
-  previous: Message | undefined,
-  next: Message | undefined,
-): 'user' | 'assistant' | undefined {
-  const before = sideOf(previous);
-  const after = next === undefined ? 'end' : next.role;
-  if (before !== 'user' && after !== 'user' && after !== 'tool') return 'user';
-  if (before !== 'start' && before !== 'assistant' && after !== 'assistant') return 'assistant';
-  return undefined;
-}
-
-function markerMessage(role: 'user' | 'assistant', text: string, handle: string): IdentifiedMessage {
-  const fields = { id: `archived-${handle}`, metadata: { origin: 'stub', handle, strategy: strategyName } };
-  return role === 'user'
-    ? ({ role, content: text, ...fields } satisfies UserMessage)
-    : ({ role, content: text, ...fields } satisfies AssistantMessage);
+function dropMarker(role: 'user' | 'assistant', text: string, handle: string): IdentifiedMessage {
+  return markerMessage(role, text, {
+    id: `archived-${handle}`,
+    metadata: { origin: 'stub', handle, strategy: strategyName },
+  });
 }
 
 function foldAction(

@@ -3,14 +3,12 @@ import { InvalidArgumentError } from '../../errors/index.js';
 import { describeValue } from '../../internal/json-shapes.js';
 import { toolCallsOf, toolOutputText } from '../../messages/content.js';
 import type {
-  AssistantMessage,
   IdentifiedMessage,
   JSONValue,
   Message,
   Part,
   ToolCallPart,
   ToolResultPart,
-  UserMessage,
 } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { compressProse } from '../extractive-prose/compress-prose.js';
@@ -23,7 +21,14 @@ import type {
   StrategyResult,
   StrategyWarning,
 } from '../strategy.js';
-import { checkStrategyInput } from '../strategy-support.js';
+import {
+  archivedSpanText,
+  checkStrategyInput,
+  type MessageGroup,
+  markerMessage,
+  markerRole,
+  messageGroups,
+} from '../strategy-support.js';
 import { toolOutputStub, toolOutputStubPrefix } from '../stub-tool-outputs/stub-tool-outputs.js';
 import { toolOutputGist } from '../stub-tool-outputs/tool-output-gist.js';
 import {
@@ -40,7 +45,7 @@ import {
   type LlmImportanceScorer,
   type MessageImportance,
 } from './importance-levels.js';
-import { importanceCandidates, importanceGoal } from './score-importance.js';
+import { checkImportanceScorer, importanceCandidates, importanceGoal } from './score-importance.js';
 
 export interface DynamicImportanceOptions {
   /** The current task goal. @default the last user request (or the first user message) of each conversation */
@@ -133,16 +138,7 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
     );
   if (typeof escalate !== 'boolean')
     throw new InvalidArgumentError('escalate', `expected a boolean, got ${describeValue(escalate)}`);
-  if (
-    typeof scorer !== 'object' ||
-    scorer === null ||
-    (scorer.type !== 'heuristic' && scorer.type !== 'llm') ||
-    typeof scorer.score !== 'function'
-  )
-    throw new InvalidArgumentError(
-      'scorer',
-      `expected a heuristic or LLM importance scorer, got ${describeValue(scorer)}`,
-    );
+  checkImportanceScorer(scorer);
   const settings: Settings = { goal, keepRatio, minTokens, escalate };
 
   if (scorer.type === 'heuristic') {
@@ -199,10 +195,7 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
 type MessageState = 'keep' | 'compress' | 'stub' | 'drop';
 const severity: Record<MessageState, number> = { keep: 0, compress: 1, stub: 2, drop: 3 };
 
-interface Group {
-  start: number;
-  /** Exclusive. */
-  end: number;
+interface Group extends MessageGroup {
   level: ImportanceLevel;
   /** Every member is a candidate and the group starts with a user or assistant message. */
   droppable: boolean;
@@ -233,9 +226,7 @@ function applyLevels(
       if (!calls.has(call.toolCallId)) calls.set(call.toolCallId, call);
 
   const groups: Group[] = [];
-  for (let start = 0; start < messages.length; ) {
-    let end = start + 1;
-    if (messages[start]!.role === 'assistant') while (messages[end]?.role === 'tool') end++;
+  for (const { start, end } of messageGroups(messages)) {
     const levels: ImportanceLevel[] = [];
     let droppable = messages[start]!.role === 'user' || messages[start]!.role === 'assistant';
     for (let index = start; index < end; index++) {
@@ -244,7 +235,6 @@ function applyLevels(
       else levels.push(score.level);
     }
     groups.push({ start, end, level: droppable ? groupLevel(levels) : 'critical', droppable });
-    start = end;
   }
   // The last group is the work in flight: never dropped.
   const lastGroup = groups.at(-1);
@@ -477,20 +467,6 @@ interface Plan {
   warnings: StrategyWarning[];
 }
 
-type Side = 'start' | 'user' | 'assistant' | 'tool';
-
-/** The role a marker can take between two messages without breaking user/assistant alternation. */
-function markerRole(
-  previous: Message | undefined,
-  next: Message | undefined,
-): 'user' | 'assistant' | undefined {
-  const before: Side = previous === undefined || previous.role === 'system' ? 'start' : previous.role;
-  const after = next === undefined ? 'end' : next.role;
-  if (before !== 'user' && after !== 'user' && after !== 'tool') return 'user';
-  if (before !== 'start' && before !== 'assistant' && after !== 'assistant') return 'assistant';
-  return undefined;
-}
-
 /**
  * The conversation the states describe, with one marker per contiguous dropped span. A span whose marker does
  * not fit (alternation) loses its oldest groups until it does; one not worth a marker is kept. Groups kept
@@ -594,20 +570,16 @@ function buildOutput(
     const spanScores = spanMessages.map((_, offset) => scoreAt.get(groups[spanStart]!.start + offset)!);
     const level = groupLevel(spanScores.map((score) => score.level));
     const reason = spanScores.find((score) => score.level === level)?.reason ?? '';
-    const text = `[${spanMessages.length} earlier ${spanMessages.length === 1 ? 'message' : 'messages'} archived: ${spanHandle}]`;
+    const text = archivedSpanText(spanMessages.length, spanHandle);
     const importance = recordFeatures(
       features.slice(groups[spanStart]!.start, groups[spanEnd - 1]!.end),
       level,
       reason,
     ) as unknown as JSONValue;
-    const fields = {
+    const marker = markerMessage(role, text, {
       id: `dropped-${spanHandle}`,
       metadata: { origin: 'stub', handle: spanHandle, strategy: strategyName, importance },
-    };
-    const marker: IdentifiedMessage =
-      role === 'user'
-        ? ({ role, content: text, ...fields } satisfies UserMessage)
-        : ({ role, content: text, ...fields } satisfies AssistantMessage);
+    });
     const markerTokens = accountant.countMessage(marker);
     const spanTokens = spanMessages.reduce((sum, message) => sum + accountant.countMessage(message), 0);
     if (spanTokens <= markerTokens) {

@@ -62,6 +62,20 @@ function checkMessages(messages: unknown): asserts messages is readonly Message[
   });
 }
 
+/** @throws InvalidArgumentError unless `scorer` is a heuristic or LLM importance scorer */
+export function checkImportanceScorer(scorer: ImportanceScorer): void {
+  if (
+    typeof scorer !== 'object' ||
+    scorer === null ||
+    (scorer.type !== 'heuristic' && scorer.type !== 'llm') ||
+    typeof scorer.score !== 'function'
+  )
+    throw new InvalidArgumentError(
+      'scorer',
+      `expected a heuristic or LLM importance scorer, got ${describeValue(scorer)}`,
+    );
+}
+
 /**
  * The goal messages are scored against when none is given: the text of the last user request (acknowledgements
  * and go-aheads like "continue" do not count), else of the first user message; empty without user messages.
@@ -124,16 +138,7 @@ export function scoreImportance(
   const { goal, scorer = createHeuristicImportanceScorer(), preservedIds = new Set(), abortSignal } = options;
   if (goal !== undefined && typeof goal !== 'string')
     throw new InvalidArgumentError('goal', `expected a string, got ${describeValue(goal)}`);
-  if (
-    typeof scorer !== 'object' ||
-    scorer === null ||
-    (scorer.type !== 'heuristic' && scorer.type !== 'llm') ||
-    typeof scorer.score !== 'function'
-  )
-    throw new InvalidArgumentError(
-      'scorer',
-      `expected a heuristic or LLM importance scorer, got ${describeValue(scorer)}`,
-    );
+  checkImportanceScorer(scorer);
   const identified = assignIds(messages);
   const resolvedGoal = goal ?? importanceGoal(identified);
   const input = {

@@ -1,30 +1,20 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { hashText } from '../../internal/hash.js';
 import { describeValue } from '../../internal/json-shapes.js';
 import type { IdentifiedMessage } from '../../messages/types.js';
 import {
-  commitSummary,
   createFailureMemory,
   isSummaryMessage,
   type LlmSummaryOptions,
-  type MessageGroup,
-  minimumSummarizableChars,
   placeSpan,
-  previousSummaryText,
   resolveLlmSummaryOptions,
-  type SummarizerRun,
   SummaryFailure,
-  spanChars,
-  spanHandleOf,
-  spanRecord,
   strategyWarning,
   summarizableRuns,
-  summarizeBlocks,
-  summaryFacts,
-  transcriptBlocks,
+  summarizableSpanKey,
+  summarizeSpan,
 } from '../llm-support.js';
 import type { AsyncStrategy, StrategyAction, StrategyResult, StrategyWarning } from '../strategy.js';
-import { checkStrategyInput } from '../strategy-support.js';
+import { checkStrategyInput, type MessageGroup } from '../strategy-support.js';
 
 const strategyName = 'llm-progressive';
 
@@ -83,10 +73,8 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
           );
           return done();
         }
-        const spanMessages = messages.slice(span.start, span.end);
-        if (spanMessages.every(isSummaryMessage) || spanChars(spanMessages) < minimumSummarizableChars)
-          return done();
-        const key = hashText(spanMessages.map((message) => message.id).join('\n'));
+        const key = summarizableSpanKey(messages, span);
+        if (key === undefined) return done();
         const failed = failures.reasonFor(key);
         if (failed !== undefined) {
           warnings.push(
@@ -97,28 +85,8 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
           );
           return done();
         }
-        const summarizer: SummarizerRun = { settings, context, calls: 0, redactions: [] };
         try {
-          const spanHandle = spanHandleOf(spanMessages);
-          const record = spanRecord(spanMessages, spanHandle);
-          const facts = summaryFacts(record, settings.maxFactTokens, summarizer);
-          const previousSummary = previousSummaryText(spanMessages);
-          const summaryText = await summarizeBlocks(summarizer, {
-            blocks: transcriptBlocks(messages, span.start, span.end),
-            kind: previousSummary === undefined ? 'summarize' : 'progressive',
-            ...(previousSummary === undefined ? {} : { previousSummary }),
-            facts,
-          });
-          const result = commitSummary({
-            strategy: strategyName,
-            messages,
-            span,
-            summaryText,
-            record,
-            facts,
-            spanHandle,
-            run: summarizer,
-          });
+          const result = await summarizeSpan({ strategy: strategyName, settings, context, messages, span });
           messages = result.messages;
           actions.push(...result.actions);
         } catch (error) {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { expand } from '../../archive/expand.js';
 import { compactAsync } from '../../engine/compact.js';
@@ -8,10 +8,9 @@ import { jsonOutputInstruction } from '../../llm/json-output.js';
 import type { LlmRequest } from '../../llm/llm-client.js';
 import {
   anthropicReply,
-  type LoopbackServer,
   openAIReply,
   recordingSleep,
-  startLoopbackServer,
+  useLoopbackServer,
 } from '../../llm/loopback-server.test-support.js';
 import { createOpenAICompatibleClient } from '../../llm/openai-compatible-client.js';
 import { ProviderError } from '../../llm/provider-error.js';
@@ -473,12 +472,7 @@ describe('llmSummarize', () => {
 });
 
 describe('llmSummarize over HTTP (loopback server)', () => {
-  let server: LoopbackServer;
-  beforeAll(async () => {
-    server = await startLoopbackServer();
-  });
-  afterAll(() => server.close());
-  beforeEach(() => server.reset());
+  const server = useLoopbackServer();
 
   const budgetOf = (input: Message[]) => Math.floor(countOf(input) * 0.3);
 

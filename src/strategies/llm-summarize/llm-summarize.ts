@@ -1,24 +1,15 @@
-import { hashText } from '../../internal/hash.js';
 import type { IdentifiedMessage } from '../../messages/types.js';
 import {
-  commitSummary,
   createFailureMemory,
-  isSummaryMessage,
   type LlmSummaryOptions,
-  minimumSummarizableChars,
+  type PlacedSpan,
   placeSpan,
-  previousSummaryText,
   resolveLlmSummaryOptions,
-  type SummarizerRun,
   SummaryFailure,
-  spanChars,
-  spanHandleOf,
-  spanRecord,
   strategyWarning,
   summarizableRuns,
-  summarizeBlocks,
-  summaryFacts,
-  transcriptBlocks,
+  summarizableSpanKey,
+  summarizeSpan,
 } from '../llm-support.js';
 import type { AsyncStrategy, AsyncStrategyContext, StrategyResult } from '../strategy.js';
 import { checkStrategyInput } from '../strategy-support.js';
@@ -69,17 +60,14 @@ export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
       const span = placeSpan(messages, best);
       if (span === undefined)
         return unchanged('no place for a summary message that keeps user/assistant alternation');
-      const spanMessages = messages.slice(span.start, span.end);
-      // Nothing new since the last summary, or too little to gain from one.
-      if (spanMessages.every(isSummaryMessage) || spanChars(spanMessages) < minimumSummarizableChars)
-        return unchanged();
-      const key = hashText(spanMessages.map((message) => message.id).join('\n'));
+      const key = summarizableSpanKey(messages, span);
+      if (key === undefined) return unchanged();
       const failed = failures.reasonFor(key);
       if (failed !== undefined)
         return unchanged(
           `skipped: the summarizer already failed on this span (${failed}); the next strategy takes over`,
         );
-      return summarizeSpan(messages, context, span, spanMessages).catch((error: unknown) => {
+      return summarizeOnce(messages, context, span).catch((error: unknown) => {
         if (!(error instanceof SummaryFailure)) throw error;
         failures.add(key, error.message);
         return unchanged(`${error.message}; nothing was committed, the next strategy takes over`);
@@ -87,33 +75,12 @@ export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
     },
   };
 
-  async function summarizeSpan(
+  async function summarizeOnce(
     messages: readonly IdentifiedMessage[],
     context: AsyncStrategyContext,
-    span: NonNullable<ReturnType<typeof placeSpan>>,
-    spanMessages: readonly IdentifiedMessage[],
+    span: PlacedSpan,
   ): Promise<StrategyResult> {
-    const run: SummarizerRun = { settings, context, calls: 0, redactions: [] };
-    const spanHandle = spanHandleOf(spanMessages);
-    const record = spanRecord(spanMessages, spanHandle);
-    const facts = summaryFacts(record, settings.maxFactTokens, run);
-    const previousSummary = previousSummaryText(spanMessages);
-    const summaryText = await summarizeBlocks(run, {
-      blocks: transcriptBlocks(messages, span.start, span.end),
-      kind: previousSummary === undefined ? 'summarize' : 'progressive',
-      ...(previousSummary === undefined ? {} : { previousSummary }),
-      facts,
-    });
-    const result = commitSummary({
-      strategy: strategyName,
-      messages,
-      span,
-      summaryText,
-      record,
-      facts,
-      spanHandle,
-      run,
-    });
+    const result = await summarizeSpan({ strategy: strategyName, settings, context, messages, span });
     const tokensAfter = context.accountant.countConversation(result.messages).totalTokens;
     // Loop guard: one summary per apply; what is still over budget is the next strategy's.
     if (tokensAfter > context.budgetTokens)
