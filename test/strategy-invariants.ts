@@ -19,12 +19,14 @@ export interface StrategyInvariantOptions {
   conversations: fc.Arbitrary<Message[]>;
   numRuns?: number;
   accountant?: TokenAccountant;
+  /** Replays one fast-check run (the seed a failure printed). */
+  seed?: number;
 }
 
 const sharedAccountant = createTokenAccountant();
 
 export function checkStrategyInvariants(strategy: Strategy, options: StrategyInvariantOptions): void {
-  const { conversations, numRuns = 150, accountant = sharedAccountant } = options;
+  const { conversations, numRuns = 150, accountant = sharedAccountant, seed } = options;
   const scenario = conversations.chain((conversation) => {
     const messages = assignIds(conversation);
     return fc.record({
@@ -86,7 +88,7 @@ export function checkStrategyInvariants(strategy: Strategy, options: StrategyInv
       expect(again.messages).toEqual(result.messages);
       expect(again.actions).toEqual([]);
     }),
-    { numRuns },
+    { numRuns, ...(seed === undefined ? {} : { seed }) },
   );
   // A generator that never makes the strategy act would prove nothing.
   expect(acting).toBeGreaterThan(numRuns / 20);

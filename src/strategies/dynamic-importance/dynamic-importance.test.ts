@@ -139,6 +139,12 @@ describe('dynamicImportance', () => {
 
   it('keeps the strategy invariants on generated conversations', () => {
     checkStrategyInvariants(dynamicImportance(), { conversations: richConversation(), numRuns: 60 });
+    // Regression: a second apply used to drop a group the first could not place a marker for.
+    checkStrategyInvariants(dynamicImportance(), {
+      conversations: richConversation(),
+      numRuns: 60,
+      seed: 406768615,
+    });
     checkStrategyInvariants(dynamicImportance({ minTokens: 5, escalate: false }), {
       conversations: richConversation(4),
       numRuns: 40,

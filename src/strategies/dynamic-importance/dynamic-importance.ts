@@ -107,6 +107,9 @@ interface Settings {
  *
  * @throws InvalidArgumentError naming the option that is out of range
  */
+/** Passes of the heuristic strategy over its own output, at most (it stops as soon as one changes nothing). */
+const maxFixedPointPasses = 4;
+
 export function dynamicImportance(
   options?: DynamicImportanceOptions & { scorer?: HeuristicImportanceScorer },
 ): Strategy;
@@ -148,10 +151,27 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
         checkStrategyInput(messages);
         if (context.accountant.countConversation(messages).totalTokens <= context.budgetTokens)
           return { messages: [...messages], actions: [], warnings: [] };
-        const goalText = settings.goal ?? importanceGoal(messages);
-        const candidates = importanceCandidates(messages, context.preservedIds);
-        const scoring = scorer.score({ messages, candidates, goal: goalText });
-        return applyLevels(messages, context, scoring.scores, settings, scoring.warnings);
+        const pass = (input: readonly IdentifiedMessage[]): StrategyResult => {
+          const goalText = settings.goal ?? importanceGoal(input);
+          const candidates = importanceCandidates(input, context.preservedIds);
+          const scoring = scorer.score({ messages: input, candidates, goal: goalText });
+          return applyLevels(input, context, scoring.scores, settings, scoring.warnings);
+        };
+        // A pass changes the neighbourhoods it scored (markers replace spans, recency shifts), so a second pass
+        // can find more to do: repeat to a fixed point (bounded), which keeps the strategy idempotent.
+        let result = pass(messages);
+        for (let round = 1; round < maxFixedPointPasses && result.actions.length > 0; round++) {
+          if (context.accountant.countConversation(result.messages).totalTokens <= context.budgetTokens)
+            break;
+          const next = pass(result.messages);
+          if (next.actions.length === 0) break;
+          result = {
+            messages: next.messages,
+            actions: [...result.actions, ...next.actions],
+            warnings: [...result.warnings, ...next.warnings],
+          };
+        }
+        return result;
       },
     };
     return strategy;
