@@ -9,6 +9,7 @@ import { generateProbes } from '../../eval/generate-probes.js';
 import { createJudge, type Judge, judgeDimensions } from '../../eval/judge.js';
 import { loadProbeFile, type Probe, probeTypes } from '../../eval/probes.js';
 import { formatBudget } from '../../eval/report/format-values.js';
+import { pointTotals } from '../../eval/report/point-totals.js';
 import { renderHtml } from '../../eval/report/render-html.js';
 import { renderMarkdown } from '../../eval/report/render-markdown.js';
 import {
@@ -322,18 +323,15 @@ function renderReport(report: EvalReport): string {
     ['within budget', ...totals.map((total) => `${total.withinBudget}/${total.sessions}`)],
     ['time', ...totals.map((total) => `${total.timeMs.toFixed(0)} ms`)],
   ];
-  if (report.points.length > 1)
-    for (const point of report.points)
+  if (report.points.length > 1) {
+    const byCompressor = report.compressors.map((compressor) => pointTotals(report, compressor));
+    report.points.forEach((point, index) => {
       breakdown.push([
         `at ${+(point * 100).toFixed(1)}% of the session`,
-        ...report.compressors.map((compressor) => {
-          const own = report.results.filter((result) => result.compressor === compressor);
-          const tallies = own.flatMap((result) => result.points.filter((entry) => entry.point === point));
-          const passed = tallies.reduce((sum, tally) => sum + tally.total.passed, 0);
-          const probes = tallies.reduce((sum, tally) => sum + tally.total.probes, 0);
-          return percent({ passed, probes, passRate: probes === 0 ? 0 : passed / probes } as ProbeTally);
-        }),
+        ...byCompressor.map((totals) => percent(totals[index]!.total)),
       ]);
+    });
+  }
   if (report.judge !== undefined) {
     const score = (value: number | undefined) => (value === undefined ? '-' : value.toFixed(2));
     breakdown.push(
