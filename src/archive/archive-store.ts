@@ -29,7 +29,59 @@ export interface ArchiveStore {
 
 /** The handle of an original: depends on its kind and content only. */
 export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['content']): string {
-  return `h-${hashText(`${kind}\u0000${stableStringify(content)}`, 20)}`;
+  const first: unknown = Array.isArray(content) ? content[0] : undefined;
+  if (typeof first !== 'object' || first === null)
+    return `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+  // The same span (the same message objects) is handled again by the marker, the archive and every fold round.
+  const items = content as readonly unknown[];
+  let known = spanHandles.get(first);
+  if (known === undefined) {
+    known = [];
+    spanHandles.set(first, known);
+  }
+  const match = known.find(
+    (span) =>
+      span.kind === kind &&
+      span.items.length === items.length &&
+      span.items.every((item, index) => items[index] === item),
+  );
+  if (match !== undefined) return match.handle;
+  const handle = `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+  if (known.length >= maxSpansPerFirstItem) known.shift();
+  known.push({ kind, items: [...items], handle });
+  return handle;
+}
+
+/** Handles of message spans by their first message, with the exact items each was made from. */
+const spanHandles = new WeakMap<
+  object,
+  Array<{ kind: ArchiveEntry['kind']; items: readonly unknown[]; handle: string }>
+>();
+/** Spans remembered per first message: a fold tries a few span lengths from the same start. */
+const maxSpansPerFirstItem = 8;
+
+/**
+ * Serialisations of archived messages: spans that grow by a few turns per fold round are archived again and
+ * again, and messages are never changed in place once they exist, so each is serialised once.
+ */
+const serialisedMessages = new WeakMap<object, string>();
+
+/**
+ * `stableStringify(content)`, with the items of a message array serialised once each: the stable JSON of an
+ * array is its items' stable JSON joined by commas in brackets.
+ */
+function serialise(content: ArchiveEntry['content']): string {
+  if (!Array.isArray(content)) return stableStringify(content);
+  const items = content.map((item: unknown) => {
+    if (typeof item !== 'object' || item === null) return stableStringify(item);
+    let text = serialisedMessages.get(item);
+    if (text === undefined) {
+      text = stableStringify(item);
+      serialisedMessages.set(item, text);
+    }
+    return text;
+  });
+  return `[${items.join(',')}]`;
 }
 
 /** An in-memory archive for library use and tests. */

@@ -57,6 +57,11 @@ export interface BuildAnchoredSummaryOptions {
   maxIntentChars?: number;
   /** Characters of verbatim excerpts kept (the densest lines in identifiers). @default 12000 */
   maxExcerptChars?: number;
+  /**
+   * The ledger of `droppedMessages`, when the caller already has it (folding builds it incrementally as the
+   * dropped span grows). @default buildLedger(droppedMessages)
+   */
+  ledger?: LedgerSnapshot;
 }
 
 export interface RenderAnchoredSummaryOptions {
@@ -114,7 +119,64 @@ export function summarySentences(text: string): string[] {
   return sentences;
 }
 
+/**
+ * What the record reads from one message, worked out once: a fold builds the record of a growing span a few
+ * times per compaction, over the same message objects (messages are never changed in place once they exist).
+ */
+interface MessageFacts {
+  prose?: string;
+  sentences?: string[];
+  todos?: SummaryTask[];
+  authored?: AuthoredLines[];
+  /** Lines for excerpts, with their counts of identifier-like tokens. */
+  lines?: Array<{ line: string; matches: number }>;
+}
+
+const memoisedFacts = new WeakMap<IdentifiedMessage, MessageFacts>();
+
+function factsOf(message: IdentifiedMessage): MessageFacts {
+  let facts = memoisedFacts.get(message);
+  if (facts === undefined) {
+    facts = {};
+    memoisedFacts.set(message, facts);
+  }
+  return facts;
+}
+
 function proseOf(message: IdentifiedMessage): string {
+  const facts = factsOf(message);
+  facts.prose ??= computeProse(message);
+  return facts.prose;
+}
+
+function sentencesOf(message: IdentifiedMessage): readonly string[] {
+  const facts = factsOf(message);
+  facts.sentences ??= summarySentences(proseOf(message));
+  return facts.sentences;
+}
+
+function todosOfMessage(message: IdentifiedMessage): readonly SummaryTask[] {
+  const facts = factsOf(message);
+  facts.todos ??= toolCallsOf(message).flatMap((call) => todosOf(call.input));
+  return facts.todos;
+}
+
+function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[] {
+  const facts = factsOf(message);
+  facts.authored ??= toolCallsOf(message).map((call) => authoredLinesOf(call.input));
+  return facts.authored;
+}
+
+function excerptLinesOf(message: IdentifiedMessage): ReadonlyArray<{ line: string; matches: number }> {
+  const facts = factsOf(message);
+  facts.lines ??= linesOfMessage(message).map((line) => ({
+    line,
+    matches: line.match(factPattern)?.length ?? 0,
+  }));
+  return facts.lines;
+}
+
+function computeProse(message: IdentifiedMessage): string {
   if (typeof message.content === 'string') return message.content;
   return message.content
     .map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : ''))
@@ -166,7 +228,7 @@ export function buildAnchoredSummary(
   droppedMessages: readonly IdentifiedMessage[],
   options: BuildAnchoredSummaryOptions = {},
 ): AnchoredSummary {
-  const { task, handles = [], maxIntentChars = 1500, maxExcerptChars = 12_000 } = options;
+  const { task, handles = [], maxIntentChars = 1500, maxExcerptChars = 12_000, ledger } = options;
   const summary = emptyAnchoredSummary();
   summary.messageCount = droppedMessages.length;
   for (const handle of handles) pushUnique(summary.handles, handle);
@@ -178,14 +240,14 @@ export function buildAnchoredSummary(
   for (const message of users) {
     const text = proseOf(message);
     if (intent !== undefined && text.trim() === intent.trim()) continue;
-    for (const sentence of summarySentences(text))
+    for (const sentence of sentencesOf(message))
       if (imperativeStart.test(sentence) || constraintCue.test(sentence))
         pushUnique(summary.constraints, sentence);
   }
 
   const assistants = originals.filter((message) => message.role === 'assistant');
   for (const message of assistants) {
-    for (const sentence of summarySentences(proseOf(message))) {
+    for (const sentence of sentencesOf(message)) {
       const checklist = /^[-*]\s*\[( |x|X)\]\s*(.+)$/.exec(sentence);
       if (checklist !== null) {
         addTask(summary.tasks, checklist[2]!.trim(), checklist[1] !== ' ');
@@ -194,28 +256,25 @@ export function buildAnchoredSummary(
       if (failureCue.test(sentence)) pushUnique(summary.failedApproaches, sentence);
       else if (decisionCue.test(sentence)) pushUnique(summary.decisions, sentence);
     }
-    for (const call of toolCallsOf(message))
-      for (const todo of todosOf(call.input)) addTask(summary.tasks, todo.text, todo.done);
+    for (const todo of todosOfMessage(message)) addTask(summary.tasks, todo.text, todo.done);
   }
   // Next steps and current state come from the latest assistant prose of the span.
   const latest = assistants.slice(-3);
   for (const message of latest)
-    for (const sentence of summarySentences(proseOf(message)))
+    for (const sentence of sentencesOf(message))
       if (nextStepCue.test(sentence)) pushUnique(summary.nextSteps, sentence);
   const last = [...assistants].reverse().find((message) => proseOf(message).trim() !== '');
   if (last !== undefined) {
-    const sentences = summarySentences(proseOf(last));
+    const sentences = sentencesOf(last);
     const lastSentence = sentences.at(-1);
     if (lastSentence !== undefined) pushUnique(summary.currentState, `Last step: ${lastSentence}`);
   }
 
   for (const message of assistants)
-    for (const call of toolCallsOf(message)) {
-      const authored = authoredLinesOf(call.input);
+    for (const authored of authoredOfMessage(message))
       for (const line of authored.lines)
         pushUnique(authored.kind === 'edit' ? summary.changes : summary.scripts, line);
-    }
-  addLedger(summary, buildLedger(droppedMessages));
+  addLedger(summary, ledger ?? buildLedger(droppedMessages));
   for (const excerpt of excerptsOf(originals, maxExcerptChars)) pushUnique(summary.excerpts, excerpt);
   return summary;
 }
@@ -258,10 +317,9 @@ function excerptsOf(messages: readonly IdentifiedMessage[], maxChars: number): s
   const candidates: Array<{ line: string; position: number; score: number }> = [];
   const seen = new Set<string>();
   for (const message of messages)
-    for (const line of linesOfMessage(message)) {
+    for (const { line, matches } of excerptLinesOf(message)) {
       if (seen.has(line)) continue;
       seen.add(line);
-      const matches = line.match(factPattern)?.length ?? 0;
       if (matches === 0) continue;
       candidates.push({ line, position: candidates.length, score: matches / Math.sqrt(line.length + 20) });
     }
@@ -578,41 +636,78 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   ];
 }
 
+interface FitCandidate {
+  line: string;
+  index: number;
+  score: number;
+  /** The line with its numbers masked, for salient sections; undefined otherwise. */
+  shape: string | undefined;
+  /** The line's tokens plus its newline, counted when first needed. */
+  tokens?: number;
+}
+
 /**
- * Lines that fit `maxTokens`, chosen by `policy` (salient: the highest `itemSalience` first, ties earlier first)
- * and shown in their original order. Lines that do not fit are skipped and counted.
+ * The lines of one section that fit a cap, chosen by `policy` (salient: the highest `itemSalience` first, ties
+ * earlier first) and shown in their original order; lines that do not fit are skipped and counted. The ranking
+ * is worked out once and each cap's choice remembered: a fold renders the same record under several caps.
  */
-function fitLines(
+function lineFitter(
   lines: readonly string[],
-  maxTokens: number,
   counter: TokenCounter,
   policy: LinePolicy,
-  rarity: (line: string) => number,
-): { kept: string[]; left: number } {
-  const order = lines.map((line, index) => ({
-    line,
-    index,
-    score: policy === 'salient' ? itemSalience(line) * (0.5 + rarity(line)) : 0,
-  }));
-  if (policy === 'salient') order.sort((a, b) => b.score - a.score || a.index - b.index);
-  if (policy === 'latest') order.reverse();
-  const chosen: typeof order = [];
-  // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
-  const shapes = new Set<string>();
-  let used = 0;
-  for (const candidate of order) {
-    const shape = policy === 'salient' ? candidate.line.replace(/\d+/g, '#') : undefined;
-    if (shape !== undefined && shapes.has(shape)) continue;
-    // Bare syntax and imports never fill the room left over: the archive has them.
-    if (policy === 'salient' && candidate.score < minSalience) continue;
-    const tokens = counter.count(candidate.line) + 1;
-    if (used + tokens > maxTokens) continue;
-    chosen.push(candidate);
-    if (shape !== undefined) shapes.add(shape);
-    used += tokens;
+  rarityOfLines: () => (line: string) => number,
+): (maxTokens: number) => { kept: string[]; left: number } {
+  let order: FitCandidate[] | undefined;
+  const fitted = new Map<number, { kept: string[]; left: number }>();
+  const rank = (): FitCandidate[] => {
+    const rarity = policy === 'salient' ? rarityOfLines() : () => 0;
+    const ranked: FitCandidate[] = lines.map((line, index) => ({
+      line,
+      index,
+      score: policy === 'salient' ? memoisedSalience(line) * (0.5 + rarity(line)) : 0,
+      shape: policy === 'salient' ? line.replace(/\d+/g, '#') : undefined,
+    }));
+    if (policy === 'salient') ranked.sort((a, b) => b.score - a.score || a.index - b.index);
+    if (policy === 'latest') ranked.reverse();
+    return ranked;
+  };
+  return (maxTokens) => {
+    const known = fitted.get(maxTokens);
+    if (known !== undefined) return known;
+    order ??= rank();
+    const chosen: FitCandidate[] = [];
+    // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
+    const shapes = new Set<string>();
+    let used = 0;
+    for (const candidate of order) {
+      const { shape } = candidate;
+      if (shape !== undefined && shapes.has(shape)) continue;
+      // Bare syntax and imports never fill the room left over: the archive has them.
+      if (policy === 'salient' && candidate.score < minSalience) continue;
+      candidate.tokens ??= counter.count(candidate.line) + 1;
+      if (used + candidate.tokens > maxTokens) continue;
+      chosen.push(candidate);
+      if (shape !== undefined) shapes.add(shape);
+      used += candidate.tokens;
+    }
+    chosen.sort((a, b) => a.index - b.index);
+    const result = { kept: chosen.map((candidate) => candidate.line), left: lines.length - chosen.length };
+    fitted.set(maxTokens, result);
+    return result;
+  };
+}
+
+const memoisedSaliences = new Map<string, number>();
+
+/** `itemSalience`, remembered per line: the same summary lines are ranked again in every fold round. */
+function memoisedSalience(line: string): number {
+  let salience = memoisedSaliences.get(line);
+  if (salience === undefined) {
+    if (memoisedSaliences.size >= maxMemoisedLines) memoisedSaliences.clear();
+    salience = itemSalience(line);
+    memoisedSaliences.set(line, salience);
   }
-  chosen.sort((a, b) => a.index - b.index);
-  return { kept: chosen.map((candidate) => candidate.line), left: lines.length - chosen.length };
+  return salience;
 }
 
 let defaultCounter: TokenCounter | undefined;
@@ -681,62 +776,105 @@ export function renderAnchoredSummary(
   summary: AnchoredSummary,
   options: RenderAnchoredSummaryOptions = {},
 ): string {
-  const { maxTokens, maxIntentChars = Number.POSITIVE_INFINITY } = options;
+  const { maxTokens, ...rest } = options;
+  return createAnchoredSummaryRenderer(summary, rest).render(maxTokens);
+}
+
+export interface AnchoredSummaryRenderer {
+  /** `anchoredSummaryTokens` of the record under the same options. */
+  readonly estimatedTokens: number;
+  /** `renderAnchoredSummary` of the record under the same options and `maxTokens`. */
+  render(maxTokens?: number): string;
+}
+
+/**
+ * Renders one record under several caps (what folding does while it looks for the cap that fits): the
+ * sections, their rankings, line counts and rendered texts are worked out once and shared by every cap. The
+ * record must not change while the renderer is in use.
+ */
+export function createAnchoredSummaryRenderer(
+  summary: AnchoredSummary,
+  options: Omit<RenderAnchoredSummaryOptions, 'maxTokens'> = {},
+): AnchoredSummaryRenderer {
+  const { maxIntentChars = Number.POSITIVE_INFINITY } = options;
   defaultCounter ??= createO200kCounter();
   const counter = memoisedCounter(options.counter ?? defaultCounter);
   const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
   // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
-  const rarities = sections.map((section) => rarityOf(section.lines));
-  const build = (caps: readonly number[] | undefined) => {
-    const pieces = [header(summary)];
-    sections.forEach((section, index) => {
-      const limit = caps?.[index];
-      const { kept, left } =
-        limit === undefined
-          ? { kept: section.lines, left: 0 }
-          : fitLines(section.lines, limit, counter, section.keep, rarities[index]!);
-      if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
-      const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
-      pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);
-    });
-    return pieces.join('\n\n');
-  };
+  const fitters = sections.map((section) =>
+    lineFitter(section.lines, counter, section.keep, () => rarityOf(section.lines)),
+  );
   const headerText = header(summary);
+  const headerTokens = counter.count(headerText);
+  const built = new Map<string, { text: string; tokens?: number }>();
+  /** The text under `caps` (all of every section when undefined) and its exact count, each made once. */
+  const build = (caps: readonly number[] | undefined) => {
+    const key = caps === undefined ? 'all' : caps.join(',');
+    let entry = built.get(key);
+    if (entry === undefined) {
+      const pieces = [headerText];
+      sections.forEach((section, index) => {
+        const limit = caps?.[index];
+        const { kept, left } =
+          limit === undefined ? { kept: section.lines, left: 0 } : fitters[index]!(limit);
+        if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
+        const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
+        pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);
+      });
+      entry = { text: pieces.join('\n\n') };
+      built.set(key, entry);
+    }
+    return entry;
+  };
+  const tokensOf = (entry: { text: string; tokens?: number }) => {
+    entry.tokens ??= counter.count(entry.text);
+    return entry.tokens;
+  };
   // Each section's natural size (line counts are memoised: folding renders the same lines many times).
   const natural = sections.map((section) =>
     section.lines.reduce((sum, line) => sum + counter.count(line) + 1, 0),
   );
   // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
   // that could be returned is counted exactly.
-  const estimate = counter.count(headerText) + natural.reduce((sum, tokens) => sum + tokens + 6, 0);
-  if (maxTokens === undefined) return build(undefined);
-  if (estimate <= maxTokens) {
-    const full = build(undefined);
-    if (counter.count(full) <= maxTokens) return full;
-  }
-  if (counter.count(headerText) >= maxTokens) return headerText;
+  const estimate = headerTokens + natural.reduce((sum, tokens) => sum + tokens + 6, 0);
+  const render = (maxTokens: number | undefined): string => {
+    if (maxTokens === undefined) return build(undefined).text;
+    if (estimate <= maxTokens) {
+      const full = build(undefined);
+      if (tokensOf(full) <= maxTokens) return full.text;
+    }
+    if (headerTokens >= maxTokens) return headerText;
 
-  let scale = 1;
-  for (let attempt = 0; attempt < 8; attempt++) {
-    const available = Math.max(
-      0,
-      Math.floor((maxTokens - counter.count(headerText) - sections.length * 6) * scale),
-    );
-    const totalWeight = sections.reduce((sum, section) => sum + section.weight, 0);
-    const caps = sections.map((section) => Math.floor((available * section.weight) / totalWeight));
-    let spare = caps.reduce((sum, limit, index) => sum + Math.max(0, limit - natural[index]!), 0);
-    const hungryWeight = sections.reduce(
-      (sum, section, index) => sum + (natural[index]! > caps[index]! ? section.weight : 0),
-      0,
-    );
-    const finalCaps = caps.map((limit, index) => {
-      if (natural[index]! <= limit) return natural[index]!;
-      return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
-    });
-    spare = 0;
-    const text = build(finalCaps);
-    if (counter.count(text) <= maxTokens) return text;
-    scale *= 0.8;
-  }
-  return headerText;
+    let scale = 1;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const available = Math.max(0, Math.floor((maxTokens - headerTokens - sections.length * 6) * scale));
+      const totalWeight = sections.reduce((sum, section) => sum + section.weight, 0);
+      const caps = sections.map((section) => Math.floor((available * section.weight) / totalWeight));
+      const spare = caps.reduce((sum, limit, index) => sum + Math.max(0, limit - natural[index]!), 0);
+      const hungryWeight = sections.reduce(
+        (sum, section, index) => sum + (natural[index]! > caps[index]! ? section.weight : 0),
+        0,
+      );
+      const finalCaps = caps.map((limit, index) => {
+        if (natural[index]! <= limit) return natural[index]!;
+        return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
+      });
+      const text = build(finalCaps);
+      if (tokensOf(text) <= maxTokens) return text.text;
+      scale *= 0.8;
+    }
+    return headerText;
+  };
+  const rendered = new Map<number | undefined, string>();
+  return {
+    estimatedTokens: estimate,
+    render(maxTokens) {
+      let text = rendered.get(maxTokens);
+      if (text === undefined) {
+        text = render(maxTokens);
+        rendered.set(maxTokens, text);
+      }
+      return text;
+    },
+  };
 }

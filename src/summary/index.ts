@@ -1,9 +1,11 @@
 export {
   type AnchoredSummary,
+  type AnchoredSummaryRenderer,
   anchoredSummaryToJson,
   anchoredSummaryTokens,
   type BuildAnchoredSummaryOptions,
   buildAnchoredSummary,
+  createAnchoredSummaryRenderer,
   emptyAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,

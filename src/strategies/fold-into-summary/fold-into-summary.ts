@@ -1,14 +1,18 @@
-import type { ArchiveStore } from '../../archive/archive-store.js';
+import type { ArchiveEntry, ArchiveStore } from '../../archive/archive-store.js';
 import { hashText } from '../../internal/hash.js';
-import type { IdentifiedMessage, Message } from '../../messages/types.js';
+import { createLedger } from '../../ledger/create-ledger.js';
+import type { Ledger } from '../../ledger/ledger-types.js';
+import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
+import {
+  type AnchoredSummaryRenderer,
+  createAnchoredSummaryRenderer,
+} from '../../summary/anchored-summary.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
-  anchoredSummaryTokens,
   buildAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,
-  renderAnchoredSummary,
 } from '../../summary/index.js';
 import { dropOldestTurns } from '../drop-oldest-turns/drop-oldest-turns.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
@@ -69,7 +73,15 @@ export function foldIntoSummary(
       if (accountant.countConversation(messages).totalTokens <= budgetTokens)
         return { messages: [...messages], actions: [], warnings: [] };
       const summaryCap = Math.floor(budgetTokens * maxSummaryShare);
-      const settings: FoldSettings = { summaryCap, maxIntentChars, name, extendRecord };
+      const settings: FoldSettings = {
+        summaryCap,
+        maxIntentChars,
+        name,
+        extendRecord,
+        ledger: undefined,
+        record: undefined,
+        renderer: undefined,
+      };
       // Drop room for the summary: as big as the record wants, capped at its share; the record grows as more is
       // dropped, so a few rounds, the reserve only ever growing.
       let reserve = 0;
@@ -102,6 +114,32 @@ interface FoldSettings {
   maxIntentChars: number;
   name: string;
   extendRecord: FoldIntoSummaryHooks['extendRecord'];
+  /**
+   * The ledger of the span the previous round folded: when a round's span extends it (more dropped after the
+   * same start), the ledger goes on from where it was rather than starting over.
+   */
+  ledger: { ledger: Ledger; messages: readonly IdentifiedMessage[] } | undefined;
+  /** The previous round's span and deterministic record (the task is the same in every round). */
+  record:
+    | { originals: readonly IdentifiedMessage[]; handles: readonly string[]; record: AnchoredSummary }
+    | undefined;
+  /** The previous round's renderer, with the record and intent cap it renders. */
+  renderer:
+    | { record: AnchoredSummary; taskKept: boolean; renderer: AnchoredSummaryRenderer; json: JSONValue }
+    | undefined;
+}
+
+/** The ledger of `span`, continuing the previous round's when `span` extends what it has read. */
+function ledgerOf(span: readonly IdentifiedMessage[], settings: FoldSettings) {
+  const previous = settings.ledger;
+  const continues =
+    previous !== undefined &&
+    previous.messages.length <= span.length &&
+    previous.messages.every((message, index) => span[index] === message);
+  const ledger = continues ? previous.ledger : createLedger();
+  ledger.addAll(continues ? span.slice(previous.messages.length) : span);
+  settings.ledger = { ledger, messages: span };
+  return ledger.snapshot();
 }
 
 function isDropMarker(message: Message): boolean {
@@ -149,25 +187,52 @@ function foldOnce(
   );
   const restoredHandles: string[] = [];
   const originals = restoreOriginals(spanMessages, archive, restoredHandles);
-  const deterministic = buildAnchoredSummary(originals, {
-    // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.
-    handles: [...handles, ...restoredHandles],
-    maxIntentChars: settings.maxIntentChars,
-    ...(firstTask === undefined ? {} : { task: messageTextOf(firstTask) }),
-  });
+  // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.
+  const recordHandles = [...handles, ...restoredHandles];
+  const previous = settings.record;
+  // A round that drops no more than the one before folds the same span into the same record: reuse it
+  // (not when a hook may extend it in place).
+  const sameSpan =
+    previous !== undefined &&
+    settings.extendRecord === undefined &&
+    previous.originals.length === originals.length &&
+    previous.originals.every((message, index) => originals[index] === message) &&
+    previous.handles.length === recordHandles.length &&
+    previous.handles.every((handle, index) => recordHandles[index] === handle);
+  const deterministic = sameSpan
+    ? previous.record
+    : buildAnchoredSummary(originals, {
+        handles: recordHandles,
+        maxIntentChars: settings.maxIntentChars,
+        ledger: ledgerOf(originals, settings),
+        ...(firstTask === undefined ? {} : { task: messageTextOf(firstTask) }),
+      });
+  settings.record = { originals, handles: recordHandles, record: deterministic };
   const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
   const record: AnchoredSummary = existing === undefined ? update : mergeAnchoredSummary(existing, update);
 
   // Where the summary goes: in place of the existing summary, or of the first new marker.
   const targetIndex = existingIndex !== -1 ? existingIndex : markerIndexes[0]!;
   const target = output[targetIndex]!;
+  const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
+  // The task message kept verbatim above: the intent only needs to point at it.
+  const taskKept = firstTask !== undefined && output.some((message) => message.id === firstTask.id);
+  // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
+  const reused =
+    settings.renderer?.record === record && settings.renderer.taskKept === taskKept
+      ? settings.renderer
+      : undefined;
+  const { renderer, json: summaryJson } = reused ?? {
+    renderer: createAnchoredSummaryRenderer(record, taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+    json: anchoredSummaryToJson(record),
+  };
+  settings.renderer = { record, taskKept, renderer, json: summaryJson };
   const build = (text: string): IdentifiedMessage => {
-    const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
     const metadata = {
       origin: 'summary',
       strategy: settings.name,
       handle: record.handles[0] ?? handles[0]!,
-      summary: anchoredSummaryToJson(record),
+      summary: summaryJson,
     };
     return (
       target.role === 'assistant'
@@ -180,17 +245,8 @@ function foldOnce(
   // Room left for the summary once everything else is counted; shrunk until the whole fits (or only the header is left).
   const rest = accountant.countConversation(place(build(''))).totalTokens;
   const room = Math.max(0, budgetTokens - rest);
-  // The task message kept verbatim above: the intent only needs to point at it.
-  const taskKept = firstTask !== undefined && output.some((message) => message.id === firstTask.id);
-  const render = (maxTokens?: number) =>
-    renderAnchoredSummary(record, {
-      ...(maxTokens === undefined ? {} : { maxTokens }),
-      ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
-    });
-  const wanted = Math.min(
-    settings.summaryCap,
-    anchoredSummaryTokens(record, taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
-  );
+  const render = (maxTokens: number) => renderer.render(maxTokens);
+  const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
   let maxTokens = Math.max(1, Math.min(settings.summaryCap, room));
   let summaryMessage = build(render(maxTokens));
   let final = place(summaryMessage);
@@ -222,6 +278,16 @@ function foldOnce(
 const archivedHandle = /archived: (h-[0-9a-f]+)/;
 
 /**
+ * Restored tool messages by the message they restore, with the archive entries they were restored from: a
+ * round restores the same messages as the round before, and giving back the same object lets what the summary
+ * memoises per message (and the incremental ledger) carry over.
+ */
+const restoredMessages = new WeakMap<
+  IdentifiedMessage,
+  { entries: Array<ArchiveEntry | undefined>; message: IdentifiedMessage; handles: string[] }
+>();
+
+/**
  * The dropped messages with what earlier strategies archived put back where the archive has it: a message
  * whose reasoning was stripped, a tool output that was stubbed. The summary is built from originals, so
  * errors and paths cut from a stub's gist still count. The handles of restored tool outputs go to `restoredHandles`.
@@ -245,20 +311,33 @@ function restoreOriginals(
       if (original !== undefined) restored = original;
     }
     if (typeof restored.content === 'string' || restored.role !== 'tool') return restored;
-    const content = restored.content.map((part) => {
-      if (part.type !== 'tool-result') return part;
+    const entries = restored.content.map((part) => {
+      if (part.type !== 'tool-result') return undefined;
       const value = (part.output as { value?: unknown }).value;
       const handle = typeof value === 'string' ? archivedHandle.exec(value)?.[1] : undefined;
       const entry = handle === undefined ? undefined : archive.get(handle);
       if (entry?.kind !== 'tool-output' || typeof entry.content !== 'object' || entry.content === null)
-        return part;
+        return undefined;
+      return entry;
+    });
+    const known = restoredMessages.get(restored);
+    if (known?.entries.every((entry, index) => entry === entries[index])) {
+      restoredHandles.push(...known.handles);
+      return known.message;
+    }
+    const handles: string[] = [];
+    const content = restored.content.map((part, index) => {
+      const entry = entries[index];
+      if (part.type !== 'tool-result' || entry === undefined) return part;
       // JSON outputs may have been minified before the stub archived them: list only text the transcript had as is.
-      const restored = entry.content as { type?: unknown; value?: unknown };
-      if (typeof restored.value === 'string' && !/^\s*[[{]/.test(restored.value))
-        restoredHandles.push(entry.handle);
+      const original = entry.content as { type?: unknown; value?: unknown };
+      if (typeof original.value === 'string' && !/^\s*[[{]/.test(original.value)) handles.push(entry.handle);
       return { ...part, output: entry.content as unknown as typeof part.output };
     });
-    return { ...restored, content } as IdentifiedMessage;
+    const result = { ...restored, content } as IdentifiedMessage;
+    restoredMessages.set(restored, { entries, message: result, handles });
+    restoredHandles.push(...handles);
+    return result;
   });
 }
 
