@@ -2,6 +2,7 @@ import { buildLedger, codeSpan, type LedgerSnapshot } from '../ledger/index.js';
 import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue } from '../messages/types.js';
 import { createO200kCounter, type TokenCounter } from '../tokens/index.js';
+import { commandResultLines } from './command-results.js';
 
 /**
  * The anchored summary: a structured, deterministic record of what a span of dropped messages held, with
@@ -27,6 +28,8 @@ export interface AnchoredSummary {
   changes: string[];
   /** Lines of scripts, commands and scratch files the agent wrote, verbatim and distinct. */
   scripts: string[];
+  /** What the commands the agent ran printed as their outcome (last lines, `key: value` lines), verbatim. */
+  results: string[];
   currentState: string[];
   tasks: SummaryTask[];
   nextSteps: string[];
@@ -84,6 +87,7 @@ type ListSection =
   | 'commands'
   | 'changes'
   | 'scripts'
+  | 'results'
   | 'currentState'
   | 'nextSteps'
   | 'excerpts';
@@ -210,6 +214,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     commands: [],
     changes: [],
     scripts: [],
+    results: [],
     currentState: [],
     tasks: [],
     nextSteps: [],
@@ -274,6 +279,7 @@ export function buildAnchoredSummary(
     for (const authored of authoredOfMessage(message))
       for (const line of authored.lines)
         pushUnique(authored.kind === 'edit' ? summary.changes : summary.scripts, line);
+  for (const line of commandResultLines(originals)) pushUnique(summary.results, line);
   addLedger(summary, ledger ?? buildLedger(droppedMessages));
   for (const excerpt of excerptsOf(originals, maxExcerptChars)) pushUnique(summary.excerpts, excerpt);
   return summary;
@@ -514,6 +520,7 @@ const listSections: readonly ListSection[] = [
   'commands',
   'changes',
   'scripts',
+  'results',
   'currentState',
   'nextSteps',
   'excerpts',
@@ -626,7 +633,8 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
     { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
     { title: 'Next steps', weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
-    { title: 'Excerpts (verbatim)', weight: 0.18, lines: bullets(summary.excerpts), keep: 'salient' },
+    { title: 'Command results (verbatim)', weight: 0.16, lines: bullets(summary.results), keep: 'salient' },
+    { title: 'Excerpts (verbatim)', weight: 0.1, lines: bullets(summary.excerpts), keep: 'salient' },
     {
       title: 'Archived',
       weight: 0.03,

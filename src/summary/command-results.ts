@@ -1,0 +1,70 @@
+import { type RecogniserState, recogniseToolCall } from '../ledger/index.js';
+import { messageText, toolCallsOf } from '../messages/content.js';
+import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
+
+export interface CommandResultLinesOptions {
+  /** `key: value` lines with a number kept per output, besides its last line. @default 3 */
+  maxKeyValueLines?: number;
+  /** Longer lines are cut with `…`. @default 200 */
+  maxLineChars?: number;
+}
+
+/** A line that reports a value: `Actual count: 2`, `max_y=0.2595`, `Created 155 rows` is caught as the last line. */
+const keyValueLine = /\b[\w .'-]{2,40}[:=]\s*\S/;
+/** Output wrappers and stubs say nothing about the result. */
+const wrapperLine = /^(?:<\/?(?:returncode|output|stdout|stderr)>|\[.*archived: h-[0-9a-f]+.*\])$/;
+
+/**
+ * What the commands the agent ran (not reads or searches: scripts, tests, builds, git) printed that reads as a
+ * result: the last meaningful line of each output and up to `maxKeyValueLines` `key: value` lines with a
+ * number, verbatim, in order, distinct. Errors are the ledger's business; this keeps the outcomes a reproduction
+ * script or a test run printed (`Actual count: 2`, `Server running at http://localhost:3000/`).
+ */
+export function commandResultLines(
+  messages: readonly IdentifiedMessage[],
+  options: CommandResultLinesOptions = {},
+): string[] {
+  const { maxKeyValueLines = 3, maxLineChars = 200 } = options;
+  const calls = new Map<string, ToolCallPart>();
+  for (const message of messages) for (const call of toolCallsOf(message)) calls.set(call.toolCallId, call);
+  const state: RecogniserState = {};
+  const results: string[] = [];
+  const add = (line: string) => {
+    const capped = line.length > maxLineChars ? `${line.slice(0, maxLineChars)}…` : line;
+    if (!results.includes(capped)) results.push(capped);
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool' || typeof message.content === 'string') continue;
+    for (const part of message.content) {
+      if (part.type !== 'tool-result') continue;
+      const call = calls.get(part.toolCallId);
+      if (call === undefined) continue;
+      // Folding reads the same results round after round: what a result says is kept per part object.
+      let lines = linesCache.get(part);
+      if (lines === undefined) {
+        const command = recogniseToolCall(call.toolName, call.input, state).command;
+        lines =
+          command === undefined || command.kind === 'search' || command.readOnly
+            ? []
+            : messageText({ role: 'tool', content: [part] })
+                .split(/\r?\n/)
+                .map((line) => line.trim())
+                .filter((line) => line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line));
+        linesCache.set(part, lines);
+      }
+      let keyValues = 0;
+      for (const line of lines) {
+        if (keyValues >= maxKeyValueLines) break;
+        if (keyValueLine.test(line) && /\d/.test(line)) {
+          add(line);
+          keyValues++;
+        }
+      }
+      const last = lines.at(-1);
+      if (last !== undefined) add(last);
+    }
+  }
+  return results;
+}
+
+const linesCache = new WeakMap<object, string[]>();
