@@ -247,7 +247,8 @@ function foldOnce(
   const room = Math.max(0, budgetTokens - rest);
   const render = (maxTokens: number) => renderer.render(maxTokens);
   const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
-  let maxTokens = Math.max(1, Math.min(settings.summaryCap, room));
+  // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too.
+  let maxTokens = Math.max(1, room);
   let summaryMessage = build(render(maxTokens));
   let final = place(summaryMessage);
   for (let attempt = 0; attempt < 6; attempt++) {
