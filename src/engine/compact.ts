@@ -307,22 +307,25 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
     repairs: [],
   };
   let strategyBudget = budgetTokens - fixedTokens;
+  // Each state of the conversation is counted once: a strategy's "after" is the next one's "before".
+  let tokens = count(messages);
   for (let round = 0; round < maxRounds; round++) {
     for (const strategy of strategies) {
-      const before = count(messages);
-      if (before <= budgetTokens) break;
+      if (tokens <= budgetTokens) break;
       const context: StrategyContext = {
         budgetTokens: Math.max(0, strategyBudget),
         accountant,
         archive,
-        preservedIds: preservedIds as Set<string>,
+        preservedIds,
       };
       const result: StrategyResult = yield { strategy, messages, context };
       messages = result.messages;
+      const before = tokens;
+      tokens = count(messages);
       run.strategyReports.push({
         name: strategy.name,
         tokensBefore: before,
-        tokensAfter: count(messages),
+        tokensAfter: tokens,
         actions: result.actions.length,
       });
       run.actions.push(...result.actions);
@@ -331,13 +334,14 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
     const repaired = repairMessages(messages, { provider });
     run.repairs.push(...repaired.repairs);
     messages = assignIds(repaired.messages);
-    const overshoot = count(messages) - budgetTokens;
+    tokens = count(messages);
+    const overshoot = tokens - budgetTokens;
     // Strategies are idempotent, so another round only helps when this round's repairs added tokens.
     if (overshoot <= 0 || repaired.repairs.length === 0) break;
     strategyBudget -= overshoot;
   }
   run.messages = messages;
-  run.tokens = count(messages);
+  run.tokens = tokens;
   return run;
 }
 

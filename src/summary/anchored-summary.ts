@@ -754,16 +754,7 @@ export function anchoredSummaryTokens(
   summary: AnchoredSummary,
   options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars'> = {},
 ): number {
-  defaultCounter ??= createO200kCounter();
-  const counter = memoisedCounter(options.counter ?? defaultCounter);
-  const sections = sectionsOf(summary, options.maxIntentChars ?? Number.POSITIVE_INFINITY);
-  let tokens = counter.count(header(summary));
-  for (const section of sections) {
-    if (section.lines.length === 0) continue;
-    tokens += 6;
-    for (const line of section.lines) tokens += counter.count(line) + 1;
-  }
-  return tokens;
+  return createAnchoredSummaryRenderer(summary, options).estimatedTokens;
 }
 
 function header(summary: AnchoredSummary): string {

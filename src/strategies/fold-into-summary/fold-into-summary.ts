@@ -55,8 +55,9 @@ const maxRounds = 10;
  * newly dropped span, never regenerated, and stays where it is; this strategy owns summary messages and is the
  * only one that rewrites them (the engine preserves them from every other strategy).
  *
- * Budget: the summary gets at most `maxSummaryShare` of the budget; turns are dropped to leave room for it
- * (a few rounds), and the summary is shrunk to the room left before giving up. Does nothing within budget.
+ * Budget: turns are dropped to leave the summary room of up to `maxSummaryShare` of the budget (a few rounds);
+ * the summary then fills the room left (turns go whole, so a drop may free more than its share) and is shrunk
+ * until the whole fits, before giving up. Does nothing within budget.
  */
 export function foldIntoSummary(
   options: FoldIntoSummaryOptions = {},
