@@ -3,10 +3,12 @@ import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
 import { createLedger, type Ledger, type LedgerSnapshot } from '../ledger/index.js';
-import { messageContentHash } from '../messages/ids.js';
+import { toolCallsOf, toolResultsOf } from '../messages/content.js';
+import { derivedMessageId } from '../messages/ids.js';
 import { parseMessages } from '../messages/parse.js';
-import type { IdentifiedMessage, Message, Part, ToolDefinition, ToolMessage } from '../messages/types.js';
+import type { IdentifiedMessage, Message, ToolDefinition, ToolMessage } from '../messages/types.js';
 import type { AnyStrategy, StrategyAction } from '../strategies/strategy.js';
+import { startsTurn } from '../strategies/strategy-support.js';
 import { createTokenAccountant, resolveModel, type TokenAccountant } from '../tokens/index.js';
 import { type CompactAsyncOptions, type CompactProvider, compactAsync, compactProviders } from './compact.js';
 import { type ContextOverflow, parseOverflowError } from './overflow-errors.js';
@@ -231,12 +233,9 @@ function requireRatio(option: string, value: unknown, { allowZero = false } = {}
   return value;
 }
 
-function requireCount(option: string, value: unknown, minimum = 0): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < minimum)
-    throw new InvalidArgumentError(
-      option,
-      `expected an integer of at least ${minimum}, got ${describeValue(value)}`,
-    );
+function requireCount(option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new InvalidArgumentError(option, `expected an integer of at least 0, got ${describeValue(value)}`);
   return value;
 }
 
@@ -310,12 +309,6 @@ function checkRehydration(rehydration: RehydrationOptions | undefined): Rehydrat
   };
 }
 
-/** A turn starts at a user message or at an assistant message that follows tool results (as in `recentTurnsStart`). */
-function startsTurn(messages: readonly Message[], index: number): boolean {
-  const role = messages[index]?.role;
-  return role === 'user' || (role === 'assistant' && messages[index - 1]?.role === 'tool');
-}
-
 /** The fewest recent turns (at least one: the current request) that cover the last `keepMessages` messages. */
 function turnsCovering(messages: readonly Message[], keepMessages: number): number {
   const boundary = messages.length - keepMessages;
@@ -328,22 +321,18 @@ function turnsCovering(messages: readonly Message[], keepMessages: number): numb
   return Math.max(1, turns);
 }
 
+/** Ids of the calls that wait for a tool message: provider-executed calls and calls answered inline do not. */
 function toolCallIdsOf(message: Message): string[] {
-  if (message.role !== 'assistant' || typeof message.content === 'string') return [];
-  const answeredInline = new Set<string>();
-  for (const part of message.content) if (part.type === 'tool-result') answeredInline.add(part.toolCallId);
-  return message.content.flatMap((part) =>
-    part.type === 'tool-call' && part.providerExecuted !== true && !answeredInline.has(part.toolCallId)
-      ? [part.toolCallId]
-      : [],
+  if (message.role !== 'assistant') return [];
+  const answeredInline = new Set(toolResultsOf(message).map((part) => part.toolCallId));
+  return toolCallsOf(message).flatMap((part) =>
+    part.providerExecuted !== true && !answeredInline.has(part.toolCallId) ? [part.toolCallId] : [],
   );
 }
 
 function resultIdsOf(message: Message): string[] {
   if (message.role !== 'tool') return [];
-  return (message.content as readonly Part[]).flatMap((part) =>
-    part.type === 'tool-result' ? [part.toolCallId] : [],
-  );
+  return toolResultsOf(message).map((part) => part.toolCallId);
 }
 
 /**
@@ -470,18 +459,11 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       warn('usage-warn', `context at ${percent}% of the effective window (warning at ${warnRatio * 100}%)`);
   }
 
-  function nextId(message: Message): string {
-    const hash = messageContentHash(message);
-    const occurrence = idOccurrences.get(hash) ?? 0;
-    idOccurrences.set(hash, occurrence + 1);
-    let id = occurrence === 0 ? `m-${hash}` : `m-${hash}-${occurrence}`;
-    for (let suffix = 1; takenIds.has(id); suffix++) id = `m-${hash}-${occurrence}x${suffix}`;
-    return id;
-  }
-
   function commit(message: Message, tokens: number): void {
     const identified = (
-      message.id === undefined ? { ...message, id: nextId(message) } : message
+      message.id === undefined
+        ? { ...message, id: derivedMessageId(message, idOccurrences, takenIds) }
+        : message
     ) as IdentifiedMessage;
     takenIds.add(identified.id);
     list.push(identified);
@@ -571,9 +553,10 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       keepRecentTurns: turnsCovering(before, settings.keepRecentMessages),
       ...(strategies === undefined ? {} : { strategies }),
     };
-    const conversationOf = (messages: IdentifiedMessage[]) =>
-      tools === undefined ? { messages } : { messages, tools };
-    const result = await compactAsync(conversationOf(before), compactOptions);
+    const result = await compactAsync(
+      tools === undefined ? { messages: before } : { messages: before, tools },
+      compactOptions,
+    );
     const resultTokens = result.report.tokensAfter;
     const freed = tokensBefore - resultTokens;
     const required =

@@ -6,7 +6,7 @@
  */
 
 export const overflowProviders = ['openai', 'anthropic', 'google', 'unknown'] as const;
-/** Whose wording was recognised; `unknown` for a generic context-length message or code. */
+/** Whose wording was recognised; `unknown` for a generic context-length message (a code alone counts as `openai`'s). */
 export type OverflowProvider = (typeof overflowProviders)[number];
 
 export interface ContextOverflow {
@@ -199,9 +199,9 @@ export function parseOverflowError(error: unknown): ContextOverflow | undefined 
   }
   if (findings.statuses.includes(429) || findings.codes.some((code) => excludedCodes.has(code)))
     return undefined;
+  // The shortest text that matches: the provider's own message rather than an SDK's "400 {body}" wrapper of it.
+  const texts = [...findings.texts].sort((left, right) => left.length - right.length);
   for (const pattern of patterns) {
-    // The shortest text that matches: the provider's own message rather than an SDK's "400 {body}" wrapper of it.
-    const texts = [...findings.texts].sort((left, right) => left.length - right.length);
     for (const text of texts) {
       const match = pattern.expression.exec(text);
       if (match === null) continue;

@@ -6,13 +6,13 @@
  * stay incremental and the compacted prefix stays stable for the provider's prompt cache.
  */
 
-import { createMemoryArchive } from '../archive/archive-store.js';
+import { type ArchiveStore, createMemoryArchive } from '../archive/archive-store.js';
 import type {
   ContextManager,
   ContextManagerEvents,
   ContextManagerEventType,
   ContextManagerOptions,
-  ContextWarningEvent,
+  ContextWarningCode,
 } from '../engine/context-manager.js';
 import { contextManagerEventTypes, createContextManager } from '../engine/context-manager.js';
 import { InvalidArgumentError } from '../errors/index.js';
@@ -45,8 +45,10 @@ export interface IntegrationOptions
 type WindowSettings = Pick<ContextManagerOptions, 'model' | 'contextWindow' | 'outputReserve'>;
 
 export interface CheckedIntegrationOptions {
-  /** Options for `createContextManager` minus the window and the messages. */
-  managerOptions: Omit<ContextManagerOptions, 'messages' | 'model' | 'contextWindow' | 'outputReserve'>;
+  /** Options for `createContextManager` minus the window and the messages; the archive is always set. */
+  managerOptions: Omit<ContextManagerOptions, 'messages' | 'model' | 'contextWindow' | 'outputReserve'> & {
+    archive: ArchiveStore;
+  };
   /** Undefined when the window is to come from the framework's model id. */
   window: WindowSettings | undefined;
   /** The hard ceiling of a prompt when a budget was given. */
@@ -128,7 +130,7 @@ export function createManager(
 }
 
 /** The largest prompt a manager may send: the budget, or the window minus the output reserve. */
-export function promptCeiling(options: CheckedIntegrationOptions, manager: ContextManager): number {
+function promptCeiling(options: CheckedIntegrationOptions, manager: ContextManager): number {
   const stats = manager.stats();
   return options.budget ?? stats.contextWindow - stats.outputReserve;
 }
@@ -147,18 +149,33 @@ export async function messagesWithinCeiling(
   if (manager.stats().totalTokens <= ceiling) return messages;
   await manager.compact();
   messages = manager.currentMessages();
-  const stats = manager.stats();
-  if (stats.totalTokens > ceiling && options.onEvent !== undefined) {
-    const warning: ContextWarningEvent = {
-      type: 'warning',
-      code: 'compaction-over-budget',
-      message: `the prompt has ${stats.totalTokens} tokens, above the ceiling of ${ceiling}: the messages that must be kept do not fit`,
-      usageRatio: stats.usageRatio,
-      totalTokens: stats.totalTokens,
-    };
-    options.onEvent(warning);
-  }
+  const { totalTokens } = manager.stats();
+  if (totalTokens > ceiling)
+    emitWarning(
+      options,
+      manager,
+      'compaction-over-budget',
+      `the prompt has ${totalTokens} tokens, above the ceiling of ${ceiling}: the messages that must be kept do not fit`,
+    );
   return messages;
+}
+
+/** A `warning` event of the integration to `onEvent`, with the manager's usage (0 without a manager). */
+export function emitWarning(
+  options: CheckedIntegrationOptions,
+  manager: ContextManager | undefined,
+  code: ContextWarningCode,
+  message: string,
+): void {
+  if (options.onEvent === undefined) return;
+  const stats = manager?.stats();
+  options.onEvent({
+    type: 'warning',
+    code,
+    message,
+    usageRatio: stats?.usageRatio ?? 0,
+    totalTokens: stats?.totalTokens ?? 0,
+  });
 }
 
 export interface ConversationSession {

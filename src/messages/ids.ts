@@ -25,14 +25,28 @@ export function assignIds(messages: readonly Message[]): IdentifiedMessage[] {
   for (const message of messages) if (message.id !== undefined) taken.add(message.id);
   return messages.map((message) => {
     if (message.id !== undefined) return message as IdentifiedMessage;
-    const hash = messageContentHash(message);
-    const occurrence = seen.get(hash) ?? 0;
-    seen.set(hash, occurrence + 1);
-    let id = occurrence === 0 ? `m-${hash}` : `m-${hash}-${occurrence}`;
-    for (let suffix = 1; taken.has(id); suffix++) id = `m-${hash}-${occurrence}x${suffix}`;
+    const id = derivedMessageId(message, seen, taken);
     taken.add(id);
     return { ...message, id };
   });
+}
+
+/**
+ * The id `assignIds` gives a message without one: content hash plus its occurrence count so far (`occurrences`
+ * is updated), with a suffix when that would collide with a `taken` id. For callers that assign ids one
+ * message at a time, as `assignIds` does for a whole list; the caller records the id in `taken`.
+ */
+export function derivedMessageId(
+  message: Message,
+  occurrences: Map<string, number>,
+  taken: ReadonlySet<string>,
+): string {
+  const hash = messageContentHash(message);
+  const occurrence = occurrences.get(hash) ?? 0;
+  occurrences.set(hash, occurrence + 1);
+  let id = occurrence === 0 ? `m-${hash}` : `m-${hash}-${occurrence}`;
+  for (let suffix = 1; taken.has(id); suffix++) id = `m-${hash}-${occurrence}x${suffix}`;
+  return id;
 }
 
 /** The messages without precis' own fields, ready for the AI SDK or any `ModelMessage` consumer. */

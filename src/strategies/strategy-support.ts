@@ -72,12 +72,15 @@ export function checkCount(option: string, value: unknown): number {
 export function recentTurnsStart(messages: readonly Message[], turnCount: number): number {
   if (turnCount <= 0) return messages.length;
   let seen = 0;
-  for (let index = messages.length - 1; index >= 0; index--) {
-    const role = messages[index]?.role;
-    const startsTurn = role === 'user' || (role === 'assistant' && messages[index - 1]?.role === 'tool');
-    if (startsTurn && ++seen === turnCount) return index;
-  }
+  for (let index = messages.length - 1; index >= 0; index--)
+    if (startsTurn(messages, index) && ++seen === turnCount) return index;
   return 0;
+}
+
+/** Whether a turn starts at `index`: a user message, or an assistant message that follows tool results. */
+export function startsTurn(messages: readonly Message[], index: number): boolean {
+  const role = messages[index]?.role;
+  return role === 'user' || (role === 'assistant' && messages[index - 1]?.role === 'tool');
 }
 
 /** A message, or an assistant message with the tool messages right after it: removed together or not at all. */

@@ -13,7 +13,7 @@ import {
   messagesWithinCeiling,
 } from '../conversation-sessions.js';
 import { createExpandTool, type ExpandToolInput } from './expand-tool.js';
-import { promptKeys } from './precis-middleware.js';
+import { promptKeys } from './language-model-prompt.js';
 
 export interface CompactStepOptions extends IntegrationOptions {
   /**
@@ -70,7 +70,7 @@ export function compactStep(options: CompactStepOptions = {}): CompactStep {
   if (typeof tools !== 'object' || tools === null || Array.isArray(tools))
     throw new InvalidArgumentError('tools', `expected a record of AI SDK tools, got ${describeValue(tools)}`);
   const checked = checkIntegrationOptions(rest);
-  const archive = checked.managerOptions.archive!;
+  const { archive } = checked.managerOptions;
   const expandTool = createExpandTool({ archive });
   const toolDefinitions = toolDefinitionsOf({ ...tools, expand_context: expandTool });
   const sessions = createConversationSessions(checked.maxConversations);

@@ -1,6 +1,5 @@
 import type { LanguageModelMiddleware, Tool } from 'ai';
 import type { ArchiveStore } from '../../archive/archive-store.js';
-import { messageContentHash } from '../../messages/ids.js';
 import {
   type ConversationSession,
   checkIntegrationOptions,
@@ -13,6 +12,7 @@ import { createExpandTool, type ExpandToolInput } from './expand-tool.js';
 import {
   fromLanguageModelPrompt,
   type LanguageModelPrompt,
+  promptKeys,
   toLanguageModelPrompt,
   toolDefinitionsOf,
 } from './language-model-prompt.js';
@@ -28,11 +28,6 @@ export interface PrecisMiddleware extends LanguageModelMiddleware {
   readonly archive: ArchiveStore;
   /** `{ expand_context }`, to spread into the `tools` of `generateText` / `streamText` / an agent. */
   readonly tools: { expand_context: Tool<ExpandToolInput, string> };
-}
-
-/** Keys of a conversation for the AI SDK: the framework resends the uncompacted history, so content identifies it. */
-export function promptKeys(messages: readonly Parameters<typeof messageContentHash>[0][]): string[] {
-  return messages.map(messageContentHash);
 }
 
 /**
@@ -55,7 +50,7 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}): PrecisM
   const checked = checkIntegrationOptions(options);
   const sessions = createConversationSessions(checked.maxConversations);
   const sessionOfCall = new WeakMap<CallOptions, ConversationSession>();
-  const archive = checked.managerOptions.archive!;
+  const { archive } = checked.managerOptions;
 
   async function transformParams({ params, model }: { params: CallOptions; model: WrappedModel }) {
     const messages = fromLanguageModelPrompt(params.prompt);

@@ -1,8 +1,7 @@
 import { type BaseMessage, RemoveMessage } from '@langchain/core/messages';
 import { toJsonSchema } from '@langchain/core/utils/json_schema';
 import { createMiddleware } from 'langchain';
-import type { ArchiveStore } from '../../archive/archive-store.js';
-import type { ContextManager, ContextWarningEvent } from '../../engine/context-manager.js';
+import type { ContextManager } from '../../engine/context-manager.js';
 import { parseOverflowError } from '../../engine/overflow-errors.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { isRecord } from '../../internal/json-shapes.js';
@@ -10,11 +9,11 @@ import { assignIds, messageContentHash } from '../../messages/ids.js';
 import type { IdentifiedMessage, JSONValue, Message, ToolDefinition } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import {
-  type CheckedIntegrationOptions,
   type ConversationSession,
   checkIntegrationOptions,
   createConversationSessions,
   createManager,
+  emitWarning,
   type IntegrationOptions,
   messagesWithinCeiling,
 } from '../conversation-sessions.js';
@@ -83,22 +82,14 @@ function modelIdOf(model: unknown): string | undefined {
  * @throws InvalidArgumentError naming the option when an option is out of range (at creation)
  */
 export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
-  const checked: CheckedIntegrationOptions = checkIntegrationOptions(options);
+  const checked = checkIntegrationOptions(options);
   const sessions = createConversationSessions(checked.maxConversations);
   const states = new WeakMap<ConversationSession, SessionState>();
-  const archive: ArchiveStore = checked.managerOptions.archive!;
+  const { archive } = checked.managerOptions;
   let shape: CallShape = { systemPrompt: '', tools: [], modelId: undefined };
 
   function warn(manager: ContextManager | undefined, message: string): void {
-    const stats = manager?.stats();
-    const event: ContextWarningEvent = {
-      type: 'warning',
-      code: 'compaction-skipped',
-      message,
-      usageRatio: stats?.usageRatio ?? 0,
-      totalTokens: stats?.totalTokens ?? 0,
-    };
-    checked.onEvent?.(event);
+    emitWarning(checked, manager, 'compaction-skipped', message);
   }
 
   /** The session of the agent's messages, up to date with them; undefined while the window is unknown. */
