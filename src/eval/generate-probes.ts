@@ -1,9 +1,9 @@
 import { buildLedger } from '../ledger/create-ledger.js';
 import type { LedgerFile, LedgerSnapshot } from '../ledger/ledger-types.js';
-import { toolCallsOf } from '../messages/content.js';
+import { contentParts, toolCallsOf } from '../messages/content.js';
 import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
-import type { Conversation, IdentifiedMessage, Message, Part } from '../messages/types.js';
+import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
 import { collapseWhitespace, renderForProbes } from './fact-score.js';
 import type { Probe, ProbeFile, ProbeType } from './probes.js';
 
@@ -73,10 +73,8 @@ function sentencesOf(text: string): string[] {
 }
 
 function textOf(message: Message): string {
-  if (typeof message.content === 'string') return message.content;
-  return (message.content as readonly Part[])
-    .map((part) => (part.type === 'text' ? part.text : ''))
-    .filter((text) => text !== '')
+  return contentParts(message)
+    .flatMap((part) => (part.type === 'text' && part.text !== '' ? [part.text] : []))
     .join('\n');
 }
 
@@ -337,7 +335,8 @@ export function generateProbes(
   const messages = assignIds(parsed);
   const ledger = buildLedger(messages);
   const byId = new Map<string, Message>(messages.map((message) => [message.id, message]));
-  const text = collapseWhitespace(renderForProbes(messages));
+  const rendered = renderForProbes(messages);
+  const text = collapseWhitespace(rendered);
 
   const drafts = [
     taskProbe(messages),
@@ -366,5 +365,5 @@ export function generateProbes(
       firstOffset: text.length === 0 ? 0 : Math.round((1000 * first) / text.length) / 1000,
     });
   }
-  return { session, contentChars: renderForProbes(messages).length, probes };
+  return { session, contentChars: rendered.length, probes };
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PrecisError } from '../errors/index.js';
+import { isRecord } from '../internal/json-shapes.js';
 import { parseJsonText } from '../internal/parse-json.js';
 
 /** The four probe types of Factory's study (see `../shared/data/probes/README.md`). */
@@ -54,9 +55,6 @@ export interface ParseProbeFileOptions {
   /** Named in errors. */
   file?: string;
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const describe = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;

@@ -8,7 +8,7 @@ import { offsetBuckets, type ProbeTally } from '../../eval/fact-score.js';
 import { generateProbes } from '../../eval/generate-probes.js';
 import { createJudge, type Judge, judgeDimensions } from '../../eval/judge.js';
 import { loadProbeFile, type Probe, probeTypes } from '../../eval/probes.js';
-import { formatBudget } from '../../eval/report/format-values.js';
+import { describeBudget, formatBudget, formatPoint, formatRate } from '../../eval/report/format-values.js';
 import { pointTotals } from '../../eval/report/point-totals.js';
 import { renderHtml } from '../../eval/report/render-html.js';
 import { renderMarkdown } from '../../eval/report/render-markdown.js';
@@ -155,7 +155,7 @@ async function readSession(file: string, values: Parameters<typeof readInput>[1]
 }
 
 /** The strategies of `--strategies`. */
-export function parseStrategies(value: string): Compressor[] {
+function parseStrategies(value: string): Compressor[] {
   try {
     return parseCompressorList(value);
   } catch (error) {
@@ -168,19 +168,24 @@ export function parseStrategies(value: string): Compressor[] {
 }
 
 /** Plain truncation first, added when the list lacks it: every comparison needs the baseline. */
-export function withBaseline(compressors: Compressor[]): Compressor[] {
+function withBaseline(compressors: Compressor[]): Compressor[] {
   return compressors.some((compressor) => compressor.name === truncationCompressor.name)
     ? compressors
     : [truncationCompressor, ...compressors];
 }
 
+/** `0.5` or `50%` as a number (0.5); NaN for anything else, so a caller's range check rejects it. */
+function parseShare(value: string): number {
+  const text = value.trim();
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
+  if (percent !== null) return Number(percent[1]) / 100;
+  return /^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN;
+}
+
 /** `0.5,1` or `25%,100%`: compression points in (0, 1]. */
 export function parsePoints(value: string): number[] {
   const points = value.split(',').map((item) => {
-    const text = item.trim();
-    const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
-    const point =
-      percent === null ? (/^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN) : Number(percent[1]) / 100;
+    const point = parseShare(item);
     if (!(point > 0 && point <= 1))
       throw new InvalidArgumentError(
         '--points',
@@ -193,10 +198,7 @@ export function parsePoints(value: string): number[] {
 
 /** `0.5` or `50%`. */
 export function parseMinPass(value: string): number {
-  const text = value.trim();
-  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
-  const share =
-    percent === null ? (/^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN) : Number(percent[1]) / 100;
+  const share = parseShare(value);
   if (!(share >= 0 && share <= 1))
     throw new InvalidArgumentError('--min-pass', `expected a share from 0 to 1 (or 0-100%), got "${value}"`);
   return share;
@@ -209,7 +211,7 @@ export function belowMinPass(reports: readonly EvalReport[], minPass: number): s
       .filter((total) => total.compressor !== truncationCompressor.name && total.total.passRate < minPass)
       .map(
         (total) =>
-          `${total.compressor} passed ${total.total.passed}/${total.total.probes} (${(100 * total.total.passRate).toFixed(1)}%) at ${formatBudget(report.budget)}`,
+          `${total.compressor} passed ${total.total.passed}/${total.total.probes} (${formatRate(total.total.passRate)}) at ${formatBudget(report.budget)}`,
       ),
   );
 }
@@ -224,8 +226,7 @@ export function renderProgressBar(progress: EvalProgress, label: string, width =
 
 /** A bar redrawn in place on stderr, only when stderr is a terminal (never in logs or pipes). */
 function progressBar(io: CliIo): ((progress: EvalProgress, label: string) => void) | undefined {
-  const terminal = io.stderrIsTerminal === true;
-  if (!terminal) return undefined;
+  if (io.stderrIsTerminal !== true) return undefined;
   return (progress, label) => io.stderr(`\r\x1b[2K${renderProgressBar(progress, label)}`);
 }
 
@@ -284,10 +285,7 @@ const percent = (tally: ProbeTally) =>
 
 function renderReport(report: EvalReport): string {
   const { compressors } = report;
-  const budget =
-    'tokens' in report.budget
-      ? `${formatInteger(report.budget.tokens)} tokens`
-      : `${+(report.budget.ratio * 100).toFixed(2)}% of each session`;
+  const budget = describeBudget(report.budget);
   const align = (count: number) => ['left', ...Array<'right'>(count).fill('right')] as const;
   const sessionRows = report.sessions.map((session) => {
     const own = report.results.filter((result) => result.session === session);
@@ -319,7 +317,7 @@ function renderReport(report: EvalReport): string {
       ),
     ],
     ['tokens after', ...totals.map((total) => formatInteger(total.tokensAfter))],
-    ['ratio', ...totals.map((total) => `${(100 * total.ratio).toFixed(1)}%`)],
+    ['ratio', ...totals.map((total) => formatRate(total.ratio))],
     ['within budget', ...totals.map((total) => `${total.withinBudget}/${total.sessions}`)],
     ['time', ...totals.map((total) => `${total.timeMs.toFixed(0)} ms`)],
   ];
@@ -327,7 +325,7 @@ function renderReport(report: EvalReport): string {
     const byCompressor = report.compressors.map((compressor) => pointTotals(report, compressor));
     report.points.forEach((point, index) => {
       breakdown.push([
-        `at ${+(point * 100).toFixed(1)}% of the session`,
+        `at ${formatPoint(point)} of the session`,
         ...byCompressor.map((totals) => percent(totals[index]!.total)),
       ]);
     });

@@ -31,7 +31,7 @@ export function chartColor(index: number): string {
 }
 
 /** Height of the legend row(s) that `chartLegend` draws. */
-export const legendRowHeight = 18;
+const legendRowHeight = 18;
 
 /**
  * A legend of swatches and names wrapped into rows of at most `width`; returns the markup and its height.

@@ -1,4 +1,5 @@
 import type { ProbeTally } from '../fact-score.js';
+import type { JudgeSummary } from '../judge.js';
 import type { EvalBudget } from '../run-eval.js';
 
 /** `12,345`: grouping fixed to en-US so reports are byte-identical on every machine. */
@@ -36,6 +37,14 @@ export function describeBudget(budget: EvalBudget): string {
 /** A compression point as a share of the session: `25%`, `87.5%`. */
 export function formatPoint(point: number): string {
   return `${+(point * 100).toFixed(1)}%`;
+}
+
+/** A summary's mean, or null when nothing was scored (its means are then 0, which would read as a verdict). */
+export function scoredMean(
+  summary: JudgeSummary | undefined,
+  value: (summary: JudgeSummary) => number,
+): number | null {
+  return summary === undefined || summary.scored === 0 ? null : value(summary);
 }
 
 /** A judge score on 0–5 with two decimals, `3.75`; `–` when there is none (nothing was scored). */

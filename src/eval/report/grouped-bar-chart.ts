@@ -118,8 +118,8 @@ function bar(
   formatValue: (value: number) => string,
 ): string {
   const value = entry.values[index] ?? null;
-  const text = entry.tooltips?.[index] ?? `${entry.name}: ${value === null ? '–' : formatValue(value)}`;
   if (value === null) return '';
+  const text = entry.tooltips?.[index] ?? `${entry.name}: ${formatValue(value)}`;
   return svgElement(
     'rect',
     {
@@ -275,14 +275,13 @@ function horizontalLayout(layout: Layout): { markup: string; height: number } {
       );
     });
     if (markers !== undefined && marker !== null && markerX !== undefined) {
-      const x = markerX;
       parts.push(
         svgElement(
           'line',
           {
             class: 'marker',
-            x1: x,
-            x2: x,
+            x1: markerX,
+            x2: markerX,
             y1: groupTop - 3,
             y2: groupTop + groupHeight - groupGap + 1,
             ...dataAttributes(category.data),

@@ -11,6 +11,7 @@ import {
   formatPoint,
   formatRate,
   formatScore,
+  scoredMean,
 } from './format-values.js';
 import { groupedBarChart } from './grouped-bar-chart.js';
 import { lineChart } from './line-chart.js';
@@ -47,6 +48,11 @@ const swatch = (color: string) =>
 
 interface Colors {
   of(compressor: string): string;
+}
+
+/** A table row headed by the compressor's swatch and name, marked for the compressor filter. */
+function compressorRow(compressor: string, cells: readonly string[], colors: Colors): string {
+  return `<tr${attribute('data-compressor', compressor)}><th scope="row">${swatch(colors.of(compressor))}${text(compressor)}</th>${cells.join('')}</tr>`;
 }
 
 function tallyTooltip(name: string, slice: string, tally: ProbeTally): string {
@@ -95,7 +101,7 @@ function budgetTable(views: readonly BudgetView[], compressors: readonly string[
       const total = view.report.totals.find((candidate) => candidate.compressor === compressor);
       return `<td>${text(total === undefined ? '–' : formatPassRate(total.total))}</td>`;
     });
-    return `<tr${attribute('data-compressor', compressor)}><th scope="row">${swatch(colors.of(compressor))}${text(compressor)}</th>${cells.join('')}</tr>`;
+    return compressorRow(compressor, cells, colors);
   });
   return `<div class="table-scroll"><table><caption>Probes passed by budget</caption><thead><tr><th>compressor</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
 }
@@ -109,7 +115,7 @@ function totalsTable(report: EvalReport, colors: Colors, includeTime: boolean): 
       `<td>${total.withinBudget}/${total.sessions}</td>`,
       ...(includeTime ? [`<td>${text(formatInteger(total.timeMs))} ms</td>`] : []),
     ];
-    return `<tr${attribute('data-compressor', total.compressor)}><th scope="row">${swatch(colors.of(total.compressor))}${text(total.compressor)}</th>${cells.join('')}</tr>`;
+    return compressorRow(total.compressor, cells, colors);
   });
   const head = ['compressor', 'probes passed', 'facts kept', 'tokens after / before', 'within budget'];
   if (includeTime) head.push('time');
@@ -182,10 +188,6 @@ function radars(report: EvalReport, colors: Colors): string {
 
 const scoreLabel = (value: number) => value.toFixed(1);
 
-/** A summary's mean, or null when nothing was scored (its means are then 0, which would read as a verdict). */
-const judgeValue = (summary: JudgeSummary | undefined, value: (summary: JudgeSummary) => number) =>
-  summary === undefined || summary.scored === 0 ? null : value(summary);
-
 const judgeCounts = (summary: JudgeSummary | undefined) =>
   summary === undefined
     ? 'not judged'
@@ -193,16 +195,16 @@ const judgeCounts = (summary: JudgeSummary | undefined) =>
 
 function judgeTable(report: EvalReport, colors: Colors): string {
   const rows = report.totals.map((total) => {
-    const overall = judgeValue(total.judge, (summary) => summary.overall);
+    const overall = scoredMean(total.judge, (summary) => summary.overall);
     const cells = [
       `<td class="judge-total"><span class="meter"><span style="width:${overall === null ? 0 : ((100 * overall) / 5).toFixed(1)}%;background:${colors.of(total.compressor)}"></span></span>${text(formatScore(overall))}</td>`,
       ...judgeDimensions.map(
         (dimension) =>
-          `<td>${text(formatScore(judgeValue(total.judge, (summary) => summary.dimensions[dimension])))}</td>`,
+          `<td>${text(formatScore(scoredMean(total.judge, (summary) => summary.dimensions[dimension])))}</td>`,
       ),
       `<td class="judge-counts" title="${text(judgeCounts(total.judge))}">${text(total.judge === undefined ? '–' : `${total.judge.scored} / ${total.judge.invalid} / ${total.judge.failed}`)}</td>`,
     ];
-    return `<tr${attribute('data-compressor', total.compressor)}><th scope="row">${swatch(colors.of(total.compressor))}${text(total.compressor)}</th>${cells.join('')}</tr>`;
+    return compressorRow(total.compressor, cells, colors);
   });
   const head = ['compressor', 'overall', ...judgeDimensions, 'scored / invalid / failed'];
   return `<div class="table-scroll"><table class="judge-totals"><caption>Judge scores (0–5), means over the scored probes</caption><thead><tr>${head.map((cell) => `<th>${text(cell)}</th>`).join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;
@@ -219,7 +221,7 @@ function dimensionBars(report: EvalReport, colors: Colors): string {
     categories: judgeDimensions.map((dimension) => ({ label: dimension, data: { dimension } })),
     series: report.totals.map((total) => {
       const values = judgeDimensions.map((dimension) =>
-        judgeValue(total.judge, (summary) => summary.dimensions[dimension]),
+        scoredMean(total.judge, (summary) => summary.dimensions[dimension]),
       );
       return {
         name: total.compressor,
@@ -252,7 +254,7 @@ const radarLabels: Record<JudgeDimension, string> = {
 function judgeRadars(report: EvalReport, colors: Colors): string {
   const figures = report.totals.map((total) => {
     const values = judgeDimensions.map((dimension) =>
-      judgeValue(total.judge, (summary) => summary.dimensions[dimension]),
+      scoredMean(total.judge, (summary) => summary.dimensions[dimension]),
     );
     const chart = radarChart({
       label: `${total.compressor}: judge score per rubric dimension`,
@@ -271,7 +273,7 @@ function judgeRadars(report: EvalReport, colors: Colors): string {
       rings: 5,
       formatValue: scoreLabel,
     });
-    const overall = formatScore(judgeValue(total.judge, (summary) => summary.overall));
+    const overall = formatScore(scoredMean(total.judge, (summary) => summary.overall));
     return `<figure class="radar judge-radar"${attribute('data-compressor', total.compressor)}><figcaption>${swatch(colors.of(total.compressor))}${text(total.compressor)} <span class="muted">overall ${text(overall)}</span></figcaption>${chart}</figure>`;
   });
   return `<div class="radars">${figures.join('')}</div>`;
@@ -298,7 +300,7 @@ function pointCard(report: EvalReport, colors: Colors): string {
   const judgeOf = (entry: PointTotal) =>
     entry.judge === undefined
       ? undefined
-      : formatScore(judgeValue(entry.judge, (summary) => summary.overall));
+      : formatScore(scoredMean(entry.judge, (summary) => summary.overall));
   const series = perCompressor.map(({ compressor, totals }) => ({
     name: compressor,
     color: colors.of(compressor),
@@ -327,7 +329,7 @@ function pointCard(report: EvalReport, colors: Colors): string {
       const judge = judgeOf(entry);
       return `<td>${text(formatPassRate(entry.total))}${judge === undefined ? '' : `<br><span class="muted">judge ${text(judge)}</span>`}</td>`;
     });
-    return `<tr${attribute('data-compressor', compressor)}><th scope="row">${swatch(colors.of(compressor))}${text(compressor)}</th>${cells.join('')}</tr>`;
+    return compressorRow(compressor, cells, colors);
   });
   const head = report.points.map((point) => `<th>${text(formatPoint(point))}</th>`).join('');
   const table = `<div class="table-scroll"><table class="point-totals"><caption>Probes passed${report.judge === undefined ? '' : ' (and judge overall)'} by compression point</caption><thead><tr><th>compressor</th>${head}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`;

@@ -9,6 +9,7 @@ import {
   formatPoint,
   formatRate,
   formatScore,
+  scoredMean,
 } from './format-values.js';
 import { hasSeveralPoints, pointTotals } from './point-totals.js';
 import { type BudgetView, type ReportInput, summarizeReports } from './summarize-reports.js';
@@ -103,9 +104,9 @@ function sessionTable(report: EvalReport): string {
   );
 }
 
-/** A summary's score, or `–` when it scored nothing (its means are then 0, which would read as a verdict). */
+/** A summary's score, or `–` when it scored nothing (see `scoredMean`). */
 const judgeScore = (summary: JudgeSummary | undefined, value: (summary: JudgeSummary) => number) =>
-  summary === undefined || summary.scored === 0 ? '–' : formatScore(value(summary));
+  formatScore(scoredMean(summary, value));
 
 const judgeCounts = (summary: JudgeSummary | undefined) =>
   summary === undefined ? '–' : `${summary.scored} / ${summary.invalid} / ${summary.failed}`;

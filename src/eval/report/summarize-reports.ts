@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
+import { isRecord } from '../../internal/json-shapes.js';
 import { offsetBuckets } from '../fact-score.js';
 import { judgeDimensions } from '../judge.js';
 import { type Probe, probeTypes } from '../probes.js';
@@ -42,9 +43,6 @@ export interface ReportSummary {
   sessions: string[];
   budgets: BudgetView[];
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const describe = (value: unknown): string =>
   value === null ? 'null' : Array.isArray(value) ? 'an array' : typeof value;
