@@ -10,30 +10,8 @@ import {
 import { fromOpenAI } from '../messages/convert/openai.js';
 import { validateMessages } from '../messages/validate/index.js';
 import { createTokenAccountant } from '../tokens/index.js';
-import type { CliIo } from './cli-io.js';
 import { parseBudget } from './commands/compress.js';
-import { runCli } from './run-cli.js';
-
-async function cli(...argv: string[]) {
-  return cliWithEnv({}, ...argv);
-}
-
-async function cliWithEnv(env: Record<string, string>, ...argv: string[]) {
-  const io: CliIo & { out: string; err: string } = {
-    out: '',
-    err: '',
-    isTerminal: false,
-    env,
-    stdout: (text) => {
-      io.out += text;
-    },
-    stderr: (text) => {
-      io.err += text;
-    },
-  };
-  const exitCode = await runCli(argv, io);
-  return { exitCode, stdout: io.out, stderr: io.err };
-}
+import { cli, cliWithEnv } from './run-cli.test-support.js';
 
 const example = new URL('../../examples/transcripts/fix-retry-backoff.openai.json', import.meta.url).pathname;
 let dir: string;

@@ -5,30 +5,7 @@ import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import { validateMessages } from '../messages/validate/index.js';
-import type { CliIo } from './cli-io.js';
-import { runCli } from './run-cli.js';
-
-function memoryIo(): CliIo & { out: string; err: string } {
-  const io = {
-    out: '',
-    err: '',
-    isTerminal: false,
-    env: {},
-    stdout: (text: string) => {
-      io.out += text;
-    },
-    stderr: (text: string) => {
-      io.err += text;
-    },
-  };
-  return io;
-}
-
-async function cli(...argv: string[]) {
-  const io = memoryIo();
-  const exitCode = await runCli(argv, io);
-  return { exitCode, stdout: io.out, stderr: io.err };
-}
+import { cli } from './run-cli.test-support.js';
 
 let dir: string;
 const openAIChat = [

@@ -6,8 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { judgeRubric } from '../../eval/judge.js';
 import type { EvalReport } from '../../eval/run-eval.js';
-import type { CliIo } from '../cli-io.js';
-import { runCli } from '../run-cli.js';
+import { cli } from '../run-cli.test-support.js';
 import {
   belowMinPass,
   findProbeFile,
@@ -20,23 +19,6 @@ import {
 
 const examples = join(import.meta.dirname, '..', '..', '..', 'examples', 'transcripts');
 const session = join(examples, 'fix-retry-backoff.openai.json');
-
-async function cli(...argv: string[]) {
-  const io: CliIo & { out: string; err: string } = {
-    out: '',
-    err: '',
-    isTerminal: false,
-    env: {},
-    stdout: (text) => {
-      io.out += text;
-    },
-    stderr: (text) => {
-      io.err += text;
-    },
-  };
-  const exitCode = await runCli(argv, io);
-  return { exitCode, stdout: io.out, stderr: io.err };
-}
 
 describe('precis eval', () => {
   it('prints a side-by-side table of probe pass rates for the shipped example', async () => {
