@@ -115,7 +115,7 @@ export function parseRetryAfter(headers: Headers, nowMs: number = Date.now()): n
 }
 
 /** The request id a provider puts in its response headers. */
-export function requestIdOf(headers: Headers): string | undefined {
+function requestIdOf(headers: Headers): string | undefined {
   return headers.get('x-request-id') ?? headers.get('request-id') ?? undefined;
 }
 

@@ -7,6 +7,7 @@ import {
   type LlmSpec,
   parseLlmSpec,
   resolveLlmConfig,
+  resolveRedact,
 } from './llm-config.js';
 
 function thrown(run: () => unknown): InvalidArgumentError {
@@ -169,5 +170,20 @@ describe('isLocalEndpoint', () => {
     expect(
       ['https://api.openai.com/v1', 'http://192.168.1.5:11434', 'nonsense'].map(isLocalEndpoint),
     ).toEqual([false, false, false]);
+  });
+});
+
+describe('resolveRedact', () => {
+  it('takes redact when given, otherwise redacts unless the endpoint is local', () => {
+    expect(resolveRedact(false, 'https://api.openai.com/v1')).toBe(false);
+    expect(resolveRedact(true, 'http://localhost:11434/v1')).toBe(true);
+    expect(resolveRedact(undefined, undefined)).toBe(true);
+    expect(resolveRedact(undefined, 'https://api.openai.com/v1')).toBe(true);
+    expect(resolveRedact(undefined, 'http://127.0.0.1:8080/v1')).toBe(false);
+  });
+
+  it('rejects a redact that is not a boolean and a baseURL that is not a string', () => {
+    expect(() => resolveRedact('yes', undefined)).toThrow(InvalidArgumentError);
+    expect(() => resolveRedact(undefined, 42)).toThrow(/baseURL/);
   });
 });

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../errors/index.js';
+import { describeValue } from '../internal/json-shapes.js';
 import { checkPositiveInteger } from './http-transport.js';
 
 export const llmProviders = ['openai', 'anthropic', 'openai-compatible'] as const;
@@ -133,6 +134,20 @@ export function isLocalEndpoint(baseURL: string): boolean {
     return false;
   }
   return hostname === 'localhost' || hostname === '[::1]' || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/**
+ * Whether secrets are redacted before content is sent: `redact` when given, otherwise true unless `baseURL` is a
+ * local endpoint (content leaves the machine unless the endpoint is known to be local).
+ *
+ * @throws InvalidArgumentError when `redact` is not a boolean or `baseURL` not a string
+ */
+export function resolveRedact(redact: unknown, baseURL: unknown): boolean {
+  if (redact !== undefined && typeof redact !== 'boolean')
+    throw new InvalidArgumentError('redact', `expected a boolean, got ${describeValue(redact)}`);
+  if (baseURL !== undefined && typeof baseURL !== 'string')
+    throw new InvalidArgumentError('baseURL', `expected a string, got ${describeValue(baseURL)}`);
+  return redact ?? (baseURL === undefined || !isLocalEndpoint(baseURL));
 }
 
 const apiKeyVariables: Record<LlmProvider, string> = {

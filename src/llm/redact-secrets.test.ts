@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPrecisError } from '../errors/index.js';
-import { mergeRedactions, redactSecrets, secretKinds } from './redact-secrets.js';
+import { createSecretRedactor, mergeRedactions, redactSecrets, secretKinds } from './redact-secrets.js';
 
 // Built from pieces so no scanner mistakes this file for a leak.
 const openAiKey = ['sk', 'proj', 'Abcdefghij0123456789KLMNOPqrstuv'].join('-');
@@ -138,5 +138,22 @@ describe('redactSecrets', () => {
       caught = error;
     }
     expect(isPrecisError(caught) && caught.code).toBe('invalid-argument');
+  });
+});
+
+describe('createSecretRedactor', () => {
+  it('adds up what every clean replaced, and changes nothing when off', () => {
+    const redactor = createSecretRedactor(true);
+    expect(redactor.clean(`key ${openAiKey}`)).toBe('key [REDACTED:openai-key]');
+    redactor.clean(`again ${openAiKey} and ${awsKey}`);
+    expect(redactor.redactions()).toEqual(
+      mergeRedactions(
+        redactSecrets(openAiKey).redactions,
+        redactSecrets(`${openAiKey} ${awsKey}`).redactions,
+      ),
+    );
+    const off = createSecretRedactor(false);
+    expect(off.clean(`key ${openAiKey}`)).toBe(`key ${openAiKey}`);
+    expect(off.redactions()).toEqual([]);
   });
 });

@@ -141,3 +141,25 @@ export function mergeRedactions(
     .filter((kind) => counts.has(kind))
     .map((kind) => ({ kind, count: counts.get(kind) ?? 0 }));
 }
+
+/** What `createSecretRedactor` returns: `clean` each text before it is sent, then read what was replaced. */
+export interface SecretRedactor {
+  /** `text` with its secrets replaced (unchanged when redaction is off). */
+  clean(text: string): string;
+  /** The secrets replaced by every `clean` so far, per kind. */
+  redactions(): SecretRedaction[];
+}
+
+/** A redactor for the texts of one prompt, adding up what it replaced; with `redact` false it changes nothing. */
+export function createSecretRedactor(redact: boolean): SecretRedactor {
+  let redactions: SecretRedaction[] = [];
+  return {
+    clean(text) {
+      if (!redact) return text;
+      const result = redactSecrets(text);
+      redactions = mergeRedactions(redactions, result.redactions);
+      return result.text;
+    },
+    redactions: () => redactions,
+  };
+}

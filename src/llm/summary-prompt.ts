@@ -4,7 +4,7 @@ import { contentParts, toolOutputText } from '../messages/content.js';
 import type { JSONValue, Message, UserMessage } from '../messages/types.js';
 import { extractJson } from './json-output.js';
 import type { LlmResponse } from './llm-client.js';
-import { mergeRedactions, redactSecrets, type SecretRedaction } from './redact-secrets.js';
+import { createSecretRedactor, type SecretRedaction } from './redact-secrets.js';
 
 /** How long a summary should be: a few bullets, a compact structured summary, or a thorough one. */
 export const summaryModes = ['brief', 'concise', 'detailed'] as const;
@@ -223,13 +223,7 @@ export function buildSummaryPrompt(options: BuildSummaryPromptOptions): SummaryP
     throw new InvalidArgumentError('topics', `expected an array of strings, got ${describeValue(topics)}`);
   if (previousSummary !== undefined) checkText('previousSummary', previousSummary);
 
-  let redactions: SecretRedaction[] = [];
-  const clean = (text: string): string => {
-    if (!redact) return text;
-    const result = redactSecrets(text);
-    redactions = mergeRedactions(redactions, result.redactions);
-    return result.text;
-  };
+  const { clean, redactions } = createSecretRedactor(redact);
 
   const system = [
     systemPrompt,
@@ -278,7 +272,7 @@ export function buildSummaryPrompt(options: BuildSummaryPromptOptions): SummaryP
     system,
     messages: [{ role: 'user', content: pieces.join('\n') }],
     jsonSchema: summaryOutputSchema,
-    redactions,
+    redactions: redactions(),
   };
 }
 

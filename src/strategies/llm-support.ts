@@ -5,7 +5,7 @@ import { describeValue } from '../internal/json-shapes.js';
 import { codeSpan } from '../ledger/index.js';
 import { jsonOutputInstruction } from '../llm/json-output.js';
 import type { LlmClient, LlmResponse } from '../llm/llm-client.js';
-import { isLocalEndpoint } from '../llm/llm-config.js';
+import { resolveRedact } from '../llm/llm-config.js';
 import { isProviderError } from '../llm/provider-error.js';
 import { mergeRedactions, type SecretRedaction } from '../llm/redact-secrets.js';
 import {
@@ -93,11 +93,12 @@ const modeOutputTokens: Record<SummaryMode, number> = { brief: 400, concise: 100
 /** Share of the span a summary of each mode aims for. */
 const modeRatio: Record<SummaryMode, number> = { brief: 0.1, concise: 0.2, detailed: 0.35 };
 /** Spans whose text is shorter than this are left alone: a summary would not be shorter. */
-export const minimumSummarizableChars = 200;
+const minimumSummarizableChars = 200;
 /** The smallest window that leaves room for the prompt, some data and an answer. */
 const minimumWindowTokens = 1024;
 
-function checkPositive(option: string, value: unknown): number {
+/** @throws InvalidArgumentError unless `value` is a positive integer */
+export function checkPositive(option: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
     throw new InvalidArgumentError(option, `expected a positive integer, got ${describeValue(value)}`);
   return value;
@@ -139,10 +140,7 @@ export function resolveLlmSummaryOptions(options: LlmSummaryOptions): LlmSummary
   checkPositive('timeoutMs', timeoutMs);
   checkPositive('maxCalls', maxCalls);
   checkCount('maxFactTokens', maxFactTokens);
-  if (redact !== undefined && typeof redact !== 'boolean')
-    throw new InvalidArgumentError('redact', `expected a boolean, got ${describeValue(redact)}`);
-  if (baseURL !== undefined && typeof baseURL !== 'string')
-    throw new InvalidArgumentError('baseURL', `expected a string, got ${describeValue(baseURL)}`);
+  const shouldRedact = resolveRedact(redact, baseURL);
   return {
     client,
     mode,
@@ -155,8 +153,7 @@ export function resolveLlmSummaryOptions(options: LlmSummaryOptions): LlmSummary
       Math.floor(summarizerWindowTokens / 4),
     ),
     timeoutMs,
-    // Content leaves the machine unless the endpoint is known to be local.
-    redact: redact ?? (baseURL === undefined ? true : !isLocalEndpoint(baseURL)),
+    redact: shouldRedact,
     maxCalls,
     maxFactTokens,
   };
@@ -263,7 +260,7 @@ export function usableWindow(settings: LlmSummarySettings): number {
 }
 
 /** `text` cut in the middle to about `maxTokens`, with a note saying how much was left out. */
-export function truncateMiddle(text: string, maxTokens: number, run: SummarizerRun): string {
+function truncateMiddle(text: string, maxTokens: number, run: SummarizerRun): string {
   const count = (value: string) => run.context.accountant.counter.count(value);
   if (count(text) <= maxTokens) return text;
   let keep = Math.max(0, Math.min(text.length, maxTokens * 3));
@@ -387,7 +384,7 @@ export function packBlocks(blocks: readonly string[], roomTokens: number, run: S
   return packs;
 }
 
-export interface SummarizeBlocksInput {
+interface SummarizeBlocksInput {
   /** The span as transcript blocks, one per group, oldest first. */
   blocks: string[];
   kind: Extract<SummaryPromptKind, 'summarize' | 'progressive'>;
@@ -403,7 +400,7 @@ export interface SummarizeBlocksInput {
  *
  * @throws SummaryFailure when the summarizer fails, answers unusably twice, or more than `maxCalls` calls are needed
  */
-export async function summarizeBlocks(run: SummarizerRun, input: SummarizeBlocksInput): Promise<string> {
+async function summarizeBlocks(run: SummarizerRun, input: SummarizeBlocksInput): Promise<string> {
   const { settings } = run;
   const window = usableWindow(settings);
   const previousSummary =
@@ -499,7 +496,7 @@ export function transcriptBlocks(
 }
 
 /** The text of earlier summaries in the span, without their headers and appended facts. */
-export function previousSummaryText(span: readonly IdentifiedMessage[]): string | undefined {
+function previousSummaryText(span: readonly IdentifiedMessage[]): string | undefined {
   const texts = span
     .filter(isSummaryMessage)
     .map((message) => {
@@ -530,7 +527,7 @@ function handlesOf(message: IdentifiedMessage): string[] {
 }
 
 /** The span's anchored record: earlier summaries' records merged, extended with the span's new messages. */
-export function spanRecord(span: readonly IdentifiedMessage[], spanHandle: string): AnchoredSummary {
+function spanRecord(span: readonly IdentifiedMessage[], spanHandle: string): AnchoredSummary {
   let record: AnchoredSummary | undefined;
   for (const message of span.filter(isSummaryMessage)) {
     const earlier = parseAnchoredSummary(message.metadata?.summary);
@@ -543,7 +540,7 @@ export function spanRecord(span: readonly IdentifiedMessage[], spanHandle: strin
 }
 
 /** The record's files, errors and commands, verbatim, up to `maxTokens` (taken in turn from each list). */
-export function summaryFacts(record: AnchoredSummary, maxTokens: number, run: SummarizerRun): SummaryFacts {
+function summaryFacts(record: AnchoredSummary, maxTokens: number, run: SummarizerRun): SummaryFacts {
   const lists: Array<[keyof SummaryFacts, string[]]> = [
     ['files', record.files.map((file) => `${codeSpan(file.path)} (${file.status})`)],
     ['errors', [...record.errors]],
@@ -565,7 +562,7 @@ export function summaryFacts(record: AnchoredSummary, maxTokens: number, run: Su
   return facts;
 }
 
-export interface CommitInput {
+interface CommitInput {
   strategy: string;
   messages: readonly IdentifiedMessage[];
   span: PlacedSpan;
@@ -583,7 +580,7 @@ export interface CommitInput {
  *
  * @throws SummaryFailure when the summary is not smaller than the span, or the result would not be valid
  */
-export function commitSummary(input: CommitInput): StrategyResult {
+function commitSummary(input: CommitInput): StrategyResult {
   const { strategy, messages, span, summaryText, record, facts, spanHandle, run } = input;
   const { accountant, archive } = run.context;
   const spanMessages = messages.slice(span.start, span.end);
@@ -630,10 +627,6 @@ export function commitSummary(input: CommitInput): StrategyResult {
     messageIds: spanMessages.map((message) => message.id),
     strategy,
   });
-  const redacted =
-    run.redactions.length === 0
-      ? ''
-      : `; redacted ${run.redactions.map((entry) => `${entry.count} ${entry.kind}`).join(', ')} before sending`;
   const action: StrategyAction = {
     type: 'llm-summary',
     strategy,
@@ -641,9 +634,18 @@ export function commitSummary(input: CommitInput): StrategyResult {
     handle: spanHandle,
     tokensBefore: spanTokens,
     tokensAfter: summaryTokens,
-    description: `summarized ${spanMessages.length} messages (${messageCount} original) with ${run.settings.client.id} in ${run.calls} ${run.calls === 1 ? 'call' : 'calls'}${redacted}`,
+    description: `summarized ${spanMessages.length} messages (${messageCount} original) with ${run.settings.client.id} in ${describeRun(run)}`,
   };
   return { messages: output, actions: [action], warnings: [] };
+}
+
+/** The run's calls and the secrets redacted before sending, for an action's description. */
+export function describeRun(run: SummarizerRun): string {
+  const redacted =
+    run.redactions.length === 0
+      ? ''
+      : `; redacted ${run.redactions.map((entry) => `${entry.count} ${entry.kind}`).join(', ')} before sending`;
+  return `${run.calls} ${run.calls === 1 ? 'call' : 'calls'}${redacted}`;
 }
 
 /**
@@ -692,7 +694,7 @@ export async function summarizeSpan(input: SummarizeSpanInput): Promise<Strategy
 }
 
 /** The handle the span will be archived under (known before it is archived). */
-export function spanHandleOf(span: readonly IdentifiedMessage[]): string {
+function spanHandleOf(span: readonly IdentifiedMessage[]): string {
   return archiveHandle('messages', [...span]);
 }
 
@@ -701,7 +703,7 @@ export function strategyWarning(strategy: string, message: string): StrategyWarn
 }
 
 /** Characters of model-visible text in a span, earlier summaries left out. */
-export function spanChars(span: readonly IdentifiedMessage[]): number {
+function spanChars(span: readonly IdentifiedMessage[]): number {
   return span.reduce(
     (sum, message) => sum + (isSummaryMessage(message) ? 0 : messageText(message).length),
     0,

@@ -354,7 +354,7 @@ function applyLevels(
       };
   }
   for (const entry of plan.archiveEntries) context.archive.put(entry);
-  return { messages: plan.messages, actions: plan.actions, warnings: [...warnings, ...plan.warnings] };
+  return { messages: plan.messages, actions: plan.actions, warnings };
 }
 
 function currentTokens(
@@ -484,7 +484,6 @@ interface Plan {
     messageIds: string[];
     strategy: string;
   }>;
-  warnings: StrategyWarning[];
 }
 
 /**
@@ -534,9 +533,8 @@ function buildOutput(
         messageIds: [original.id],
         strategy: strategyName,
       });
-      if (!Array.isArray(built.content)) {
-        // String content: nothing else archived.
-      } else
+      // String content has no tool outputs to archive besides the message.
+      if (Array.isArray(built.content))
         (built.content as readonly Part[]).forEach((part, partIndex) => {
           const before = (original.content as readonly Part[])[partIndex];
           if (part.type === 'tool-result' && before?.type === 'tool-result' && part.output !== before.output)
@@ -587,9 +585,7 @@ function buildOutput(
     }
     const spanMessages = messages.slice(groups[spanStart]!.start, groups[spanEnd - 1]!.end);
     const spanHandle = archiveHandle('messages', spanMessages);
-    const spanScores = spanMessages.map((_, offset) => scoreAt.get(groups[spanStart]!.start + offset)!);
-    const level = groupLevel(spanScores.map((score) => score.level));
-    const reason = spanScores.find((score) => score.level === level)?.reason ?? '';
+    const { level, reason } = spanLevel(groups[spanStart]!.start, groups[spanEnd - 1]!.end, scoreAt);
     const text = archivedSpanText(spanMessages.length, spanHandle);
     const importance = recordFeatures(
       features.slice(groups[spanStart]!.start, groups[spanEnd - 1]!.end),
@@ -621,9 +617,7 @@ function buildOutput(
     for (let index = spanStart; index < spanEnd; index++) {
       const group = groups[index]!;
       const dropped = messages.slice(group.start, group.end);
-      const groupScores = dropped.map((_, offset) => scoreAt.get(group.start + offset)!);
-      const groupLevelValue = groupLevel(groupScores.map((score) => score.level));
-      const groupReason = groupScores.find((score) => score.level === groupLevelValue)?.reason ?? '';
+      const { level: groupLevelValue, reason: groupReason } = spanLevel(group.start, group.end, scoreAt);
       archiveEntries.push({
         kind: 'messages',
         content: dropped,
@@ -649,6 +643,17 @@ function buildOutput(
     tokens: accountant.countConversation(output).totalTokens,
     actions,
     archiveEntries,
-    warnings: [],
   };
+}
+
+/** The level of the messages `start` to `end` (see `groupLevel`), with the reason of the first at that level. */
+function spanLevel(
+  start: number,
+  end: number,
+  scoreAt: ReadonlyMap<number, MessageImportance>,
+): { level: ImportanceLevel; reason: string } {
+  const scores: MessageImportance[] = [];
+  for (let index = start; index < end; index++) scores.push(scoreAt.get(index)!);
+  const level = groupLevel(scores.map((score) => score.level));
+  return { level, reason: scores.find((score) => score.level === level)?.reason ?? '' };
 }

@@ -3,7 +3,7 @@ import { describeValue } from '../../internal/json-shapes.js';
 import { extractJson } from '../../llm/json-output.js';
 import { checkJsonSchema } from '../../llm/json-schema-check.js';
 import type { LlmClient } from '../../llm/llm-client.js';
-import { isLocalEndpoint } from '../../llm/llm-config.js';
+import { resolveRedact } from '../../llm/llm-config.js';
 import { redactSecrets } from '../../llm/redact-secrets.js';
 import { fenceData, renderTranscriptMessage } from '../../llm/summary-prompt.js';
 import type { JSONValue } from '../../messages/types.js';
@@ -134,12 +134,7 @@ export function createLlmImportanceScorer(options: LlmImportanceScorerOptions): 
   checkPositiveInteger('timeoutMs', timeoutMs);
   checkPositiveInteger('maxCharsPerMessage', maxCharsPerMessage);
   checkPositiveInteger('maxCalls', maxCalls);
-  if (redact !== undefined && typeof redact !== 'boolean')
-    throw new InvalidArgumentError('redact', `expected a boolean, got ${describeValue(redact)}`);
-  if (baseURL !== undefined && typeof baseURL !== 'string')
-    throw new InvalidArgumentError('baseURL', `expected a string, got ${describeValue(baseURL)}`);
-  // Content leaves the machine unless the endpoint is known to be local.
-  const shouldRedact = redact ?? (baseURL === undefined ? true : !isLocalEndpoint(baseURL));
+  const shouldRedact = resolveRedact(redact, baseURL);
   const clean = (text: string) => (shouldRedact ? redactSecrets(text).text : text);
 
   return {

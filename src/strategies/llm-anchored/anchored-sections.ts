@@ -3,7 +3,7 @@ import { describeValue, isRecord } from '../../internal/json-shapes.js';
 import { extractJson } from '../../llm/json-output.js';
 import { checkJsonSchema } from '../../llm/json-schema-check.js';
 import type { LlmResponse } from '../../llm/llm-client.js';
-import { mergeRedactions, redactSecrets, type SecretRedaction } from '../../llm/redact-secrets.js';
+import { createSecretRedactor, type SecretRedaction } from '../../llm/redact-secrets.js';
 import { fenceData } from '../../llm/summary-prompt.js';
 import type { JSONObject, JSONValue, UserMessage } from '../../messages/types.js';
 import {
@@ -138,13 +138,7 @@ export function buildAnchoredSectionsPrompt(
       'knownTasks',
       `expected an array of strings, got ${describeValue(knownTasks)}`,
     );
-  let redactions: SecretRedaction[] = [];
-  const clean = (value: string): string => {
-    if (!redact) return value;
-    const result = redactSecrets(value);
-    redactions = mergeRedactions(redactions, result.redactions);
-    return result.text;
-  };
+  const { clean, redactions } = createSecretRedactor(redact);
   const partNote = part === undefined ? '' : ` (part ${part.index} of ${part.count} of the span)`;
   const pieces = [
     'Fill the sections for the transcript below.',
@@ -172,7 +166,7 @@ export function buildAnchoredSectionsPrompt(
     system: systemPrompt,
     messages: [{ role: 'user', content: pieces.join('\n') }],
     jsonSchema: anchoredSectionsSchema,
-    redactions,
+    redactions: redactions(),
   };
 }
 
@@ -225,12 +219,12 @@ export function combineAnchoredSections(first: AnchoredSections, second: Anchore
 }
 
 /** A decision with its rationale, as one summary item. */
-export function decisionItem(decision: string, rationale: string): string {
+function decisionItem(decision: string, rationale: string): string {
   return rationale === '' ? decision : `${decision} — because ${rationale}`;
 }
 
 /** An error with its fix, as one decision item: the error lists stay the ledger's alone. */
-export function fixItem(error: string, fix: string): string {
+function fixItem(error: string, fix: string): string {
   return fix === '' ? `Unresolved: ${error}` : `Fix for ${error}: ${fix}`;
 }
 

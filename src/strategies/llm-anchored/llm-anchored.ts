@@ -18,6 +18,7 @@ import {
 import {
   callSummarizerJson,
   createFailureMemory,
+  describeRun,
   isSummaryMessage,
   type LlmSummaryOptions,
   packBlocks,
@@ -374,12 +375,4 @@ async function sectionsOf(
     sections = sections === undefined ? part : combineAnchoredSections(sections, part);
   }
   return sections!;
-}
-
-function describeRun(run: SummarizerRun): string {
-  const redacted =
-    run.redactions.length === 0
-      ? ''
-      : `; redacted ${run.redactions.map((entry) => `${entry.count} ${entry.kind}`).join(', ')} before sending`;
-  return `${run.calls} ${run.calls === 1 ? 'call' : 'calls'}${redacted}`;
 }

@@ -1,7 +1,6 @@
-import { InvalidArgumentError } from '../../errors/index.js';
-import { describeValue } from '../../internal/json-shapes.js';
 import type { IdentifiedMessage } from '../../messages/types.js';
 import {
+  checkPositive,
   createFailureMemory,
   isSummaryMessage,
   type LlmSummaryOptions,
@@ -41,12 +40,8 @@ export interface LlmProgressiveOptions extends LlmSummaryOptions {
 export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
   const settings = resolveLlmSummaryOptions(options);
   const { blockTokens = 8000, maxSteps = 8 } = options;
-  for (const [option, value] of [
-    ['blockTokens', blockTokens],
-    ['maxSteps', maxSteps],
-  ] as const)
-    if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-      throw new InvalidArgumentError(option, `expected a positive integer, got ${describeValue(value)}`);
+  checkPositive('blockTokens', blockTokens);
+  checkPositive('maxSteps', maxSteps);
   const failures = createFailureMemory();
   return {
     name: strategyName,

@@ -52,10 +52,18 @@ export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
       if (context.accountant.countConversation(messages).totalTokens <= context.budgetTokens)
         return unchanged();
       const runs = summarizableRuns(messages, context, settings.preserveRecentMessages);
-      // The run holding the most tokens: one summary should free as much as it can.
-      const tokensOf = (run: (typeof runs)[number]) =>
-        context.accountant.countConversation(messages.slice(run[0]!.start, run.at(-1)!.end)).totalTokens;
-      const best = [...runs].sort((a, b) => tokensOf(b) - tokensOf(a))[0];
+      // The run holding the most tokens (the first of equals): one summary should free as much as it can.
+      let best: (typeof runs)[number] | undefined;
+      let bestTokens = -1;
+      for (const run of runs) {
+        const tokens = context.accountant.countConversation(
+          messages.slice(run[0]!.start, run.at(-1)!.end),
+        ).totalTokens;
+        if (tokens > bestTokens) {
+          best = run;
+          bestTokens = tokens;
+        }
+      }
       if (best === undefined) return unchanged();
       const span = placeSpan(messages, best);
       if (span === undefined)
