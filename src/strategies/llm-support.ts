@@ -32,6 +32,7 @@ import {
 import type { AsyncStrategyContext, StrategyAction, StrategyResult, StrategyWarning } from './strategy.js';
 import {
   checkCount,
+  checkPositive,
   type MessageGroup,
   markerMessage,
   markerRole,
@@ -96,13 +97,6 @@ const modeRatio: Record<SummaryMode, number> = { brief: 0.1, concise: 0.2, detai
 const minimumSummarizableChars = 200;
 /** The smallest window that leaves room for the prompt, some data and an answer. */
 const minimumWindowTokens = 1024;
-
-/** @throws InvalidArgumentError unless `value` is a positive integer */
-export function checkPositive(option: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-    throw new InvalidArgumentError(option, `expected a positive integer, got ${describeValue(value)}`);
-  return value;
-}
 
 /** @throws InvalidArgumentError naming the option that is missing or out of range */
 export function resolveLlmSummaryOptions(options: LlmSummaryOptions): LlmSummarySettings {

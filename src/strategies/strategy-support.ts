@@ -64,6 +64,13 @@ export function checkCount(option: string, value: unknown): number {
   return value;
 }
 
+/** @throws InvalidArgumentError naming `option` unless `value` is a positive integer */
+export function checkPositive(option: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
+    throw new InvalidArgumentError(option, `expected a positive integer, got ${describeValue(value)}`);
+  return value;
+}
+
 /**
  * Index of the first message of the last `turnCount` turns; the length for 0. A turn starts at a user message or
  * at an assistant message that follows tool results, so a long agent loop under one user message (OpenHands,

@@ -7,6 +7,7 @@ import { resolveRedact } from '../../llm/llm-config.js';
 import { redactSecrets } from '../../llm/redact-secrets.js';
 import { fenceData, renderTranscriptMessage } from '../../llm/summary-prompt.js';
 import type { JSONValue } from '../../messages/types.js';
+import { checkPositive } from '../strategy-support.js';
 import { createHeuristicImportanceScorer } from './heuristic-scorer.js';
 import {
   type HeuristicImportanceScorer,
@@ -87,12 +88,6 @@ interface Batch {
   blocks: string[];
 }
 
-function checkPositiveInteger(option: string, value: unknown): number {
-  if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)
-    throw new InvalidArgumentError(option, `expected a positive integer, got ${describeValue(value)}`);
-  return value;
-}
-
 /** `text` cut in the middle to `maxChars`, saying how much was left out. */
 function cutMiddle(text: string, maxChars: number): string {
   if (text.length <= maxChars) return text;
@@ -126,14 +121,14 @@ export function createLlmImportanceScorer(options: LlmImportanceScorerOptions): 
   } = options;
   if (typeof client !== 'object' || client === null || typeof client.complete !== 'function')
     throw new InvalidArgumentError('client', `expected an LlmClient, got ${describeValue(client)}`);
-  if (checkPositiveInteger('windowTokens', windowTokens) < minimumWindowTokens)
+  if (checkPositive('windowTokens', windowTokens) < minimumWindowTokens)
     throw new InvalidArgumentError(
       'windowTokens',
       `expected at least ${minimumWindowTokens} tokens, got ${windowTokens}`,
     );
-  checkPositiveInteger('timeoutMs', timeoutMs);
-  checkPositiveInteger('maxCharsPerMessage', maxCharsPerMessage);
-  checkPositiveInteger('maxCalls', maxCalls);
+  checkPositive('timeoutMs', timeoutMs);
+  checkPositive('maxCharsPerMessage', maxCharsPerMessage);
+  checkPositive('maxCalls', maxCalls);
   const shouldRedact = resolveRedact(redact, baseURL);
   const clean = (text: string) => (shouldRedact ? redactSecrets(text).text : text);
 

@@ -1,6 +1,5 @@
 import type { IdentifiedMessage } from '../../messages/types.js';
 import {
-  checkPositive,
   createFailureMemory,
   isSummaryMessage,
   type LlmSummaryOptions,
@@ -13,7 +12,7 @@ import {
   summarizeSpan,
 } from '../llm-support.js';
 import type { AsyncStrategy, StrategyAction, StrategyResult, StrategyWarning } from '../strategy.js';
-import { checkStrategyInput, type MessageGroup } from '../strategy-support.js';
+import { checkPositive, checkStrategyInput, type MessageGroup } from '../strategy-support.js';
 
 const strategyName = 'llm-progressive';
 
