@@ -363,6 +363,34 @@ describe('createTokenAccountant: cache', () => {
     expect(third.totalTokens).toBe(first.totalTokens + bare('Now create src/util.ts.') + 4);
   });
 
+  it('shares long texts between messages and countText: an edited message re-counts only what changed', () => {
+    const counter = recordingCounter();
+    const accountant = createTokenAccountant({ counter });
+    const output = 'FAIL src/retry.test.ts > retries: expected 1180 to be at most 1000\n'.repeat(20);
+    const result: Message = {
+      role: 'tool',
+      content: [
+        { type: 'tool-result', toolCallId: 'c1', toolName: 'bash', output: { type: 'text', value: output } },
+      ],
+    };
+    accountant.countMessage(result);
+    expect(accountant.countText(output)).toBe(bare(output));
+    const edited: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'reasoning', text: 'short thought' },
+        { type: 'text', text: output },
+      ],
+    };
+    counter.texts.length = 0;
+    expect(accountant.countMessage(edited)).toBe(bare('short thought') + bare(output) + 4);
+    expect(counter.texts).toEqual(['short thought']);
+    accountant.clearCache();
+    counter.texts.length = 0;
+    accountant.countText(output);
+    expect(counter.texts).toEqual([output]);
+  });
+
   it('hits for a copy with a new id or metadata, misses for changed content', () => {
     const accountant = createTokenAccountant({ counter: recordingCounter() });
     const original: Message = {

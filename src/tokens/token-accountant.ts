@@ -369,7 +369,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       tally.framingScaled += count(name);
     }
     if (typeof message.content === 'string') {
-      tally.contentScaled += count(message.content);
+      tally.contentScaled += countBase(message.content);
       return tally;
     }
     const parts = message.content as readonly unknown[];
@@ -382,7 +382,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
         case 'text':
         case 'reasoning':
           if (typeof record.text !== 'string') fail('expected a string', `${path}.text`);
-          tally.contentScaled += count(record.text as string);
+          tally.contentScaled += countBase(record.text as string);
           break;
         case 'image':
           tally.contentFixed += imageTokens;
@@ -393,7 +393,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
               ? inlineFileText(record.data as DataContent, record.mediaType)
               : undefined;
           if (text === undefined) tally.contentFixed += fileTokens;
-          else tally.contentScaled += count(text);
+          else tally.contentScaled += countBase(text);
           break;
         }
         case 'tool-call': {
@@ -409,7 +409,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
             ...emptyTally(),
             toolName: record.toolName as string,
             kind: 'call',
-            contentScaled: count(record.toolName as string) + count(argumentsText),
+            contentScaled: count(record.toolName as string) + countBase(argumentsText),
             framingFixed: framing.toolCallTokens,
           };
           addShare(tally, share);
@@ -457,7 +457,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
     if (typed.type === 'content') {
       if (!Array.isArray(typed.value)) fail('expected an array', `${path}.value`);
       for (const item of typed.value) {
-        if (item.type === 'text') share.contentScaled += count(item.text);
+        if (item.type === 'text') share.contentScaled += countBase(item.text);
         else if (item.type === 'image-url' || item.type === 'image-data') share.contentFixed += imageTokens;
         else if (item.type === 'media' && item.mediaType.startsWith('image/'))
           share.contentFixed += imageTokens;
@@ -474,7 +474,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
     } catch {
       fail('tool result output is not JSON-serialisable', `${path}.value`);
     }
-    share.contentScaled += count(text ?? '');
+    share.contentScaled += countBase(text ?? '');
   }
 
   function checkShape(message: Message, index: number | undefined): void {
@@ -624,6 +624,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
     clearCache() {
       identityCache = new WeakMap();
       hashCache.clear();
+      textCache.clear();
       hits = 0;
       misses = 0;
     },
