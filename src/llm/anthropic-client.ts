@@ -3,7 +3,12 @@ import { isRecord } from '../internal/json-shapes.js';
 import { toAnthropic } from '../messages/convert/anthropic.js';
 import type { AnthropicTextBlock } from '../messages/convert/anthropic-types.js';
 import type { JSONObject, JSONValue } from '../messages/types.js';
-import { checkPositiveInteger, createHttpTransport, type LlmTransportOptions } from './http-transport.js';
+import {
+  callLimits,
+  checkPositiveInteger,
+  createHttpTransport,
+  type LlmTransportOptions,
+} from './http-transport.js';
 import type { LlmClient, LlmFinishReason, LlmUsage } from './llm-client.js';
 import { buildLlmResponse, invalidResponse, joinUrl, prepareLlmRequest, tokenCount } from './llm-request.js';
 
@@ -81,8 +86,7 @@ export function createAnthropicClient(options: AnthropicClientOptions): LlmClien
         url,
         headers: { ...headers, 'x-api-key': apiKey, 'anthropic-version': anthropicVersion },
         body,
-        ...(request.abortSignal === undefined ? {} : { abortSignal: request.abortSignal }),
-        ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+        ...callLimits(request),
       });
       const { requestId } = reply;
       const responseBody = reply.body;

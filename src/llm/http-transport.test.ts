@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import {
+  callLimits,
   createHttpTransport,
   type HttpTransportOptions,
   isRetryableStatus,
@@ -218,6 +219,16 @@ describe('createHttpTransport', () => {
     expect(() => createHttpTransport({ provider: 'test', maxRetryAfterMs: Number.NaN })).toThrow(
       'maxRetryAfterMs',
     );
+  });
+});
+
+describe('callLimits', () => {
+  it("passes a request's abort signal and timeout on, leaving absent ones out", () => {
+    const abortSignal = new AbortController().signal;
+    expect(callLimits({ abortSignal, timeoutMs: 50 })).toEqual({ abortSignal, timeoutMs: 50 });
+    const none = callLimits({ abortSignal: undefined, timeoutMs: undefined });
+    expect(Object.keys(none)).toEqual([]);
+    expect(Object.keys(callLimits({ timeoutMs: 5 }))).toEqual(['timeoutMs']);
   });
 });
 

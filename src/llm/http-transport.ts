@@ -69,6 +69,18 @@ export interface JsonPostRequest {
   timeoutMs?: number;
 }
 
+/** The abort signal and timeout an `LlmRequest` sets for its call, as `postJson` takes them (absent ones left out). */
+export function callLimits(request: {
+  abortSignal?: AbortSignal | undefined;
+  timeoutMs?: number | undefined;
+}): Pick<JsonPostRequest, 'abortSignal' | 'timeoutMs'> {
+  const { abortSignal, timeoutMs } = request;
+  return {
+    ...(abortSignal === undefined ? {} : { abortSignal }),
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+  };
+}
+
 export interface JsonPostResponse {
   status: number;
   headers: Headers;

@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { JSONValue } from '../messages/types.js';
-import { extractJson, parseJsonOutput } from './json-output.js';
+import { extractJson, parseJsonOutput, readJsonReply } from './json-output.js';
+import { buildLlmResponse } from './llm-request.js';
 import { isProviderError } from './provider-error.js';
 
 describe('extractJson', () => {
@@ -58,5 +59,64 @@ describe('parseJsonOutput', () => {
     expect((caught as Error).message).toBe(
       'p: the JSON reply does not match the schema: [1]: expected integer, got string "two"; [2]: expected integer, got number 3.5',
     );
+  });
+});
+
+describe('readJsonReply', () => {
+  const schema: JSONValue = {
+    type: 'object',
+    properties: { items: { type: 'array', items: { type: 'integer' } } },
+    required: ['items'],
+  };
+  const built = (text: string) =>
+    buildLlmResponse({
+      provider: 'p',
+      text,
+      jsonSchema: schema,
+      model: undefined,
+      finishReason: undefined,
+      usage: undefined,
+      requestId: undefined,
+      warnings: [],
+    });
+
+  it("takes a built-in client's JSON as the client checked it, and checks it for another schema", () => {
+    const response = built('{"items": [1, 2]}');
+    expect(readJsonReply(response, schema)).toEqual({ ok: true, value: { items: [1, 2] } });
+    // The check is not repeated for the schema the client checked against: a value changed since goes through.
+    response.json = { items: ['changed'] };
+    expect(readJsonReply(response, schema)).toEqual({ ok: true, value: { items: ['changed'] } });
+    const copy = structuredClone(schema);
+    expect(readJsonReply(response, copy)).toEqual({
+      ok: false,
+      problem: 'items[0]: expected integer, got string "changed"',
+    });
+  });
+
+  it("checks any other client's json, or else the JSON in its text", () => {
+    expect(readJsonReply({ text: '', json: { items: [3] } }, schema)).toEqual({
+      ok: true,
+      value: { items: [3] },
+    });
+    expect(readJsonReply({ text: 'Here: {"items": [4]} done' }, schema)).toEqual({
+      ok: true,
+      value: { items: [4] },
+    });
+    expect(readJsonReply({ text: '{"items": [1]}', json: { items: 'x' } }, schema)).toEqual({
+      ok: false,
+      problem: 'items: expected array, got string "x"',
+    });
+    expect(readJsonReply({ text: 'no json here' }, schema)).toEqual({
+      ok: false,
+      problem: 'no JSON in the reply',
+    });
+    // A bare list is not the object the schema asks for.
+    expect(readJsonReply({ text: '[1, 2]' }, schema)).toMatchObject({ ok: false });
+    expect(readJsonReply({ text: '{"items": ["a", "b", "c", "d", "e"]}' }, schema)).toEqual({
+      ok: false,
+      problem:
+        'items[0]: expected integer, got string "a"; items[1]: expected integer, got string "b"; ' +
+        'items[2]: expected integer, got string "c"; and 2 more',
+    });
   });
 });

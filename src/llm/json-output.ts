@@ -1,6 +1,7 @@
 import { isRecord } from '../internal/json-shapes.js';
 import type { JSONValue } from '../messages/types.js';
 import { checkJsonSchema } from './json-schema-check.js';
+import type { LlmResponse } from './llm-client.js';
 import { ProviderError } from './provider-error.js';
 
 /** Candidates tried before giving up, so a long reply full of braces cannot make extraction quadratic. */
@@ -62,15 +63,62 @@ export function parseJsonOutput(
   if (value === undefined) {
     throw new ProviderError('JSON was requested but the reply holds no parsable JSON', details);
   }
-  const issues = checkJsonSchema(value, schema).map(
-    (issue) => `${issue.path === '' ? '(root)' : issue.path}: ${issue.message}`,
-  );
+  const issues = schemaIssues(value, schema);
   if (issues.length > 0) {
-    const shown =
-      issues.slice(0, 3).join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '');
-    throw new ProviderError(`the JSON reply does not match the schema: ${shown}`, { ...details, issues });
+    throw new ProviderError(`the JSON reply does not match the schema: ${describeIssues(issues)}`, {
+      ...details,
+      issues,
+    });
   }
   return value;
+}
+
+/** Replies whose `json` a built-in client checked, and against which schema (see `setCheckedJson`). */
+const checkedReplies = new WeakMap<LlmResponse, JSONValue>();
+
+/**
+ * Sets `response.json` to the JSON of its text checked against `schema` (`parseJsonOutput`), and records the
+ * check so `readJsonReply` does not repeat it. What the built-in clients do with every JSON-mode reply.
+ *
+ * @throws ProviderError of kind `invalid-output` (not retryable) when there is no JSON or it does not match
+ */
+export function setCheckedJson(
+  response: LlmResponse,
+  schema: JSONValue,
+  context: { provider: string; requestId?: string | undefined },
+): void {
+  response.json = parseJsonOutput(response.text, schema, context);
+  checkedReplies.set(response, schema);
+}
+
+/** The JSON of a reply checked against a schema, or what is wrong with it. */
+export type JsonReply = { ok: true; value: JSONValue } | { ok: false; problem: string };
+
+/**
+ * The JSON of a reply to a request with `jsonSchema: schema`, checked against the schema once per reply. A
+ * built-in client's reply was checked before the client returned it, so its `json` is taken as is. Any other
+ * client's reply is checked here: its `json`, or else the JSON in its text, since an `LlmClient` need not check
+ * (`createScriptedLlmClient` does not).
+ */
+export function readJsonReply(response: LlmResponse, schema: JSONValue): JsonReply {
+  if (response.json !== undefined && checkedReplies.get(response) === schema)
+    return { ok: true, value: response.json };
+  const value = response.json ?? extractJson(response.text ?? '', openersFor(schema));
+  if (value === undefined) return { ok: false, problem: 'no JSON in the reply' };
+  const issues = schemaIssues(value, schema);
+  return issues.length > 0 ? { ok: false, problem: describeIssues(issues) } : { ok: true, value };
+}
+
+/** Every way `value` does not match `schema`, as `path: message`. */
+function schemaIssues(value: JSONValue, schema: JSONValue): string[] {
+  return checkJsonSchema(value, schema).map(
+    (issue) => `${issue.path === '' ? '(root)' : issue.path}: ${issue.message}`,
+  );
+}
+
+/** The first three issues, and how many more there are. */
+function describeIssues(issues: readonly string[]): string {
+  return issues.slice(0, 3).join('; ') + (issues.length > 3 ? `; and ${issues.length - 3} more` : '');
 }
 
 /** Where a value of the schema's top-level type can start. */

@@ -4,7 +4,7 @@ import type { ConversionWarning } from '../messages/convert/conversion-warning.j
 import { parseMessages } from '../messages/parse.js';
 import type { JSONValue, Message } from '../messages/types.js';
 import { checkPositiveInteger } from './http-transport.js';
-import { jsonOutputInstruction, parseJsonOutput } from './json-output.js';
+import { jsonOutputInstruction, setCheckedJson } from './json-output.js';
 import { checkJsonSchemaDefinition } from './json-schema-check.js';
 import type { LlmFinishReason, LlmRequest, LlmResponse, LlmUsage } from './llm-client.js';
 import { ProviderError } from './provider-error.js';
@@ -79,7 +79,7 @@ export function buildLlmResponse(parts: ReplyParts): LlmResponse {
     });
   }
   const response: LlmResponse = { text };
-  if (jsonSchema !== undefined) response.json = parseJsonOutput(text, jsonSchema, { provider, requestId });
+  if (jsonSchema !== undefined) setCheckedJson(response, jsonSchema, { provider, requestId });
   if (usage !== undefined) response.usage = usage;
   if (model !== undefined) response.model = model;
   if (finishReason !== undefined) response.finishReason = finishReason;

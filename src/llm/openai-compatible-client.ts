@@ -3,7 +3,12 @@ import { isRecord } from '../internal/json-shapes.js';
 import { toOpenAI } from '../messages/convert/openai.js';
 import type { OpenAIChatMessage } from '../messages/convert/openai-types.js';
 import type { JSONObject, JSONValue } from '../messages/types.js';
-import { checkPositiveInteger, createHttpTransport, type LlmTransportOptions } from './http-transport.js';
+import {
+  callLimits,
+  checkPositiveInteger,
+  createHttpTransport,
+  type LlmTransportOptions,
+} from './http-transport.js';
 import type { LlmClient, LlmFinishReason, LlmUsage } from './llm-client.js';
 import { buildLlmResponse, invalidResponse, joinUrl, prepareLlmRequest, tokenCount } from './llm-request.js';
 
@@ -113,8 +118,7 @@ export function createOpenAICompatibleClient(options: OpenAICompatibleClientOpti
         url,
         headers: { ...headers, ...authorization },
         body,
-        ...(request.abortSignal === undefined ? {} : { abortSignal: request.abortSignal }),
-        ...(request.timeoutMs === undefined ? {} : { timeoutMs: request.timeoutMs }),
+        ...callLimits(request),
       });
       const { requestId } = reply;
       const choice = firstChoice(reply.body);

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
 import { contentParts, toolOutputText } from '../messages/content.js';
 import type { JSONValue, Message, UserMessage } from '../messages/types.js';
-import { extractJson } from './json-output.js';
+import { readJsonReply } from './json-output.js';
 import type { LlmResponse } from './llm-client.js';
 import { createSecretRedactor, type SecretRedaction } from './redact-secrets.js';
 
@@ -278,12 +278,12 @@ export function buildSummaryPrompt(options: BuildSummaryPromptOptions): SummaryP
 
 /**
  * The summary text of a summarizer reply: the `summary` string of its JSON (`response.json`, or the first JSON
- * object in the text when the client did not parse it), trimmed. Undefined when there is none or it is empty.
+ * object in the text when the client did not parse it; checked against `summaryOutputSchema` by
+ * `readJsonReply`), trimmed. Undefined when there is none or it is empty.
  */
 export function readSummaryOutput(response: LlmResponse): string | undefined {
-  const value = response.json ?? extractJson(response.text ?? '', '{');
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  const summary = (value as Record<string, JSONValue>).summary;
-  if (typeof summary !== 'string' || summary.trim() === '') return undefined;
-  return summary.trim();
+  const reply = readJsonReply(response, summaryOutputSchema);
+  if (!reply.ok) return undefined;
+  const summary = (reply.value as { summary: string }).summary.trim();
+  return summary === '' ? undefined : summary;
 }

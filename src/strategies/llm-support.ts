@@ -29,7 +29,7 @@ import {
   mergeAnchoredSummary,
   parseAnchoredSummary,
 } from '../summary/index.js';
-import type { AsyncStrategyContext, StrategyAction, StrategyResult, StrategyWarning } from './strategy.js';
+import type { AsyncStrategyContext, StrategyAction, StrategyResult } from './strategy.js';
 import {
   checkCount,
   checkPositive,
@@ -489,11 +489,23 @@ export function transcriptBlocks(
   return blocks;
 }
 
-/** The text of earlier summaries in the span, without their headers and appended facts. */
-function previousSummaryText(span: readonly IdentifiedMessage[]): string | undefined {
-  const texts = span
+/** An earlier summary in a span, with its anchored record read from the metadata once. */
+interface EarlierSummary {
+  message: IdentifiedMessage;
+  record: AnchoredSummary | undefined;
+}
+
+/** The span's earlier summaries, in order. */
+function earlierSummaries(span: readonly IdentifiedMessage[]): EarlierSummary[] {
+  return span
     .filter(isSummaryMessage)
-    .map((message) => {
+    .map((message) => ({ message, record: parseAnchoredSummary(message.metadata?.summary) }));
+}
+
+/** The text of earlier summaries, without their headers and appended facts. */
+function previousSummaryText(earlier: readonly EarlierSummary[]): string | undefined {
+  const texts = earlier
+    .map(({ message }) => {
       const text = messageText(message);
       const body = typeof message.metadata?.summaryText === 'string' ? message.metadata.summaryText : text;
       return body.replace(summaryHeaderPattern, '').trim();
@@ -503,31 +515,31 @@ function previousSummaryText(span: readonly IdentifiedMessage[]): string | undef
 }
 
 /** Messages an earlier summary stood for (its header count, or its anchored record's). */
-function summarizedCount(message: IdentifiedMessage): number {
+function summarizedCount({ message, record }: EarlierSummary): number {
   const count = message.metadata?.summarizedMessageCount;
   if (typeof count === 'number') return count;
-  const record = parseAnchoredSummary(message.metadata?.summary);
   if (record !== undefined) return record.messageCount;
   const header = summaryHeaderPattern.exec(messageText(message));
   return header === null ? 1 : Number(header[1]);
 }
 
-function handlesOf(message: IdentifiedMessage): string[] {
+function handlesOf({ message, record }: EarlierSummary): string[] {
   const handles = message.metadata?.handles;
   if (Array.isArray(handles)) return handles.filter((handle): handle is string => typeof handle === 'string');
-  const record = parseAnchoredSummary(message.metadata?.summary);
   if (record !== undefined) return record.handles;
   return typeof message.metadata?.handle === 'string' ? [message.metadata.handle] : [];
 }
 
 /** The span's anchored record: earlier summaries' records merged, extended with the span's new messages. */
-function spanRecord(span: readonly IdentifiedMessage[], spanHandle: string): AnchoredSummary {
+function spanRecord(
+  span: readonly IdentifiedMessage[],
+  earlier: readonly EarlierSummary[],
+  spanHandle: string,
+): AnchoredSummary {
   let record: AnchoredSummary | undefined;
-  for (const message of span.filter(isSummaryMessage)) {
-    const earlier = parseAnchoredSummary(message.metadata?.summary);
-    if (earlier !== undefined)
-      record = record === undefined ? earlier : mergeAnchoredSummary(record, earlier);
-  }
+  for (const { record: earlierRecord } of earlier)
+    if (earlierRecord !== undefined)
+      record = record === undefined ? earlierRecord : mergeAnchoredSummary(record, earlierRecord);
   const fresh = span.filter((message) => !isSummaryMessage(message));
   const update = buildAnchoredSummary(fresh, { handles: [spanHandle] });
   return record === undefined ? update : mergeAnchoredSummary(record, update);
@@ -560,6 +572,8 @@ interface CommitInput {
   strategy: string;
   messages: readonly IdentifiedMessage[];
   span: PlacedSpan;
+  /** The span's earlier summaries (`earlierSummaries`). */
+  earlier: readonly EarlierSummary[];
   summaryText: string;
   record: AnchoredSummary;
   facts: SummaryFacts;
@@ -575,17 +589,16 @@ interface CommitInput {
  * @throws SummaryFailure when the summary is not smaller than the span, or the result would not be valid
  */
 function commitSummary(input: CommitInput): StrategyResult {
-  const { strategy, messages, span, summaryText, record, facts, spanHandle, run } = input;
+  const { strategy, messages, span, earlier, summaryText, record, facts, spanHandle, run } = input;
   const { accountant, archive } = run.context;
   const spanMessages = messages.slice(span.start, span.end);
-  const messageCount = spanMessages.reduce(
-    (sum, message) => sum + (isSummaryMessage(message) ? summarizedCount(message) : 1),
-    0,
+  const messageCount = earlier.reduce(
+    (sum, summary) => sum + summarizedCount(summary),
+    spanMessages.length - earlier.length,
   );
   const handles = [spanHandle];
-  for (const message of spanMessages)
-    if (isSummaryMessage(message))
-      for (const handle of handlesOf(message)) if (!handles.includes(handle)) handles.push(handle);
+  for (const summary of earlier)
+    for (const handle of handlesOf(summary)) if (!handles.includes(handle)) handles.push(handle);
   const factsText = renderSummaryFacts(facts);
   const text = [
     summaryHeader(messageCount),
@@ -675,25 +688,32 @@ export async function summarizeSpan(input: SummarizeSpanInput): Promise<Strategy
   const spanMessages = messages.slice(span.start, span.end);
   const run: SummarizerRun = { settings, context, calls: 0, redactions: [] };
   const spanHandle = spanHandleOf(spanMessages);
-  const record = spanRecord(spanMessages, spanHandle);
+  const earlier = earlierSummaries(spanMessages);
+  const record = spanRecord(spanMessages, earlier, spanHandle);
   const facts = summaryFacts(record, settings.maxFactTokens, run);
-  const previousSummary = previousSummaryText(spanMessages);
+  const previousSummary = previousSummaryText(earlier);
   const summaryText = await summarizeBlocks(run, {
     blocks: transcriptBlocks(messages, span.start, span.end),
     kind: previousSummary === undefined ? 'summarize' : 'progressive',
     ...(previousSummary === undefined ? {} : { previousSummary }),
     facts,
   });
-  return commitSummary({ strategy, messages, span, summaryText, record, facts, spanHandle, run });
+  return commitSummary({
+    strategy,
+    messages,
+    span,
+    earlier,
+    summaryText,
+    record,
+    facts,
+    spanHandle,
+    run,
+  });
 }
 
 /** The handle the span will be archived under (known before it is archived). */
 function spanHandleOf(span: readonly IdentifiedMessage[]): string {
   return archiveHandle('messages', [...span]);
-}
-
-export function strategyWarning(strategy: string, message: string): StrategyWarning {
-  return { type: 'strategy-warning', strategy, message };
 }
 
 /** Characters of model-visible text in a span, earlier summaries left out. */
@@ -704,22 +724,27 @@ function spanChars(span: readonly IdentifiedMessage[]): number {
   );
 }
 
+/** A map that keeps only its `limit` most recently set keys. */
+export interface BoundedMemory<Value> {
+  get(key: string): Value | undefined;
+  /** Sets `key` as the newest entry, forgetting the oldest one past the limit. */
+  set(key: string, value: Value): void;
+}
+
 /**
- * Spans the summarizer already failed on and why, remembered per strategy instance (at most `limit`), so a pass
- * of the engine over the same conversation does not wait on a failing endpoint again.
+ * What a strategy instance remembers between the engine's passes over the same conversation (spans the
+ * summarizer already failed on and why, replies already received), bounded so a long-lived instance does not grow
+ * without end.
  */
-export function createFailureMemory(limit = 64): {
-  reasonFor(key: string): string | undefined;
-  add(key: string, reason: string): void;
-} {
-  const reasons = new Map<string, string>();
+export function createBoundedMemory<Value>(limit = 64): BoundedMemory<Value> {
+  const entries = new Map<string, Value>();
   return {
-    reasonFor: (key) => reasons.get(key),
-    add(key, reason) {
-      reasons.delete(key);
-      reasons.set(key, reason);
+    get: (key) => entries.get(key),
+    set(key, value) {
+      entries.delete(key);
+      entries.set(key, value);
       // Maps iterate in insertion order: the first key is the oldest.
-      if (reasons.size > limit) reasons.delete(reasons.keys().next().value as string);
+      if (entries.size > limit) entries.delete(entries.keys().next().value as string);
     },
   };
 }

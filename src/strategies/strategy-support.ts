@@ -8,10 +8,10 @@ import {
   roles,
   type UserMessage,
 } from '../messages/types.js';
-import type { StrategyContext } from './strategy.js';
+import type { StrategyContext, StrategyWarning } from './strategy.js';
 
 /**
- * Helpers the strategies share: input checks, turn boundaries, message groups, markers that keep role
+ * Helpers the strategies share: input checks, warnings, turn boundaries, message groups, markers that keep role
  * alternation, a running token total and code spans in markdown text. Internal to `strategies/`; not part of
  * the public API.
  */
@@ -54,6 +54,11 @@ export function checkStrategyInput(messages: unknown): asserts messages is reado
       );
     }
   });
+}
+
+/** A `strategy-warning` from `strategy`. */
+export function strategyWarning(strategy: string, message: string): StrategyWarning {
+  return { type: 'strategy-warning', strategy, message };
 }
 
 /** @throws InvalidArgumentError unless `value` is a non-negative integer */

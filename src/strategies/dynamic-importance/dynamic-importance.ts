@@ -28,6 +28,7 @@ import {
   markerMessage,
   markerRole,
   messageGroups,
+  strategyWarning,
 } from '../strategy-support.js';
 import { toolOutputStub, toolOutputStubPrefix } from '../stub-tool-outputs/stub-tool-outputs.js';
 import { toolOutputGist } from '../stub-tool-outputs/tool-output-gist.js';
@@ -233,11 +234,7 @@ function applyLevels(
   scorerWarnings: readonly string[],
 ): StrategyResult {
   const { accountant, budgetTokens } = context;
-  const warnings: StrategyWarning[] = scorerWarnings.map((message) => ({
-    type: 'strategy-warning',
-    strategy: strategyName,
-    message,
-  }));
+  const warnings: StrategyWarning[] = scorerWarnings.map((message) => strategyWarning(strategyName, message));
   const scoreAt = new Map(scores.map((score) => [score.index, score]));
   const features = messageFeatures(messages);
   const calls = new Map<string, ToolCallPart>();
@@ -345,11 +342,7 @@ function applyLevels(
         actions: [],
         warnings: [
           ...warnings,
-          {
-            type: 'strategy-warning',
-            strategy: strategyName,
-            message: 'the result would not be valid: nothing was changed',
-          },
+          strategyWarning(strategyName, 'the result would not be valid: nothing was changed'),
         ],
       };
   }

@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import { describeValue } from '../../internal/json-shapes.js';
-import { extractJson } from '../../llm/json-output.js';
-import { checkJsonSchema } from '../../llm/json-schema-check.js';
+import { type JsonReply, readJsonReply } from '../../llm/json-output.js';
 import type { LlmClient } from '../../llm/llm-client.js';
 import { resolveRedact } from '../../llm/llm-config.js';
 import { redactSecrets } from '../../llm/redact-secrets.js';
@@ -203,7 +202,7 @@ export function createLlmImportanceScorer(options: LlmImportanceScorerOptions): 
           );
           continue;
         }
-        let value: JSONValue | undefined;
+        let reply: JsonReply;
         try {
           const response = await client.complete({
             system: systemPrompt,
@@ -214,7 +213,7 @@ export function createLlmImportanceScorer(options: LlmImportanceScorerOptions): 
             timeoutMs,
             ...(context.abortSignal === undefined ? {} : { abortSignal: context.abortSignal }),
           });
-          value = response.json ?? extractJson(response.text ?? '', '{[');
+          reply = readJsonReply(response, importanceOutputSchema);
         } catch (error) {
           if (context.abortSignal?.aborted === true) throw error;
           const reason = error instanceof Error ? error.message : String(error);
@@ -223,24 +222,14 @@ export function createLlmImportanceScorer(options: LlmImportanceScorerOptions): 
           );
           continue;
         }
-        // A bare list is accepted too: it is what the reply means.
-        if (Array.isArray(value)) value = { scores: value };
-        const issues = value === undefined ? [] : checkJsonSchema(value, importanceOutputSchema);
-        if (value === undefined || issues.length > 0) {
-          const problem =
-            value === undefined
-              ? 'no JSON in the reply'
-              : issues
-                  .slice(0, 3)
-                  .map((issue) => `${issue.path === '' ? '(root)' : issue.path}: ${issue.message}`)
-                  .join('; ');
+        if (!reply.ok) {
           warnings.push(
-            `${label} gave an invalid reply (${problem}); heuristic scores used for ${batch.ids.length} messages`,
+            `${label} gave an invalid reply (${reply.problem}); heuristic scores used for ${batch.ids.length} messages`,
           );
           continue;
         }
         const wanted = new Set(batch.ids);
-        for (const entry of (value as { scores: Array<{ id: string; level: string; reason: string }> })
+        for (const entry of (reply.value as { scores: Array<{ id: string; level: string; reason: string }> })
           .scores) {
           const heuristicScore = byId.get(entry.id);
           if (!wanted.has(entry.id) || heuristicScore === undefined || !isImportanceLevel(entry.level))

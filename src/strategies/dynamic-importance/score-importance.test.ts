@@ -197,6 +197,16 @@ describe('scoreImportance (LLM scorer)', () => {
     }
   });
 
+  it('refuses a bare list of scores, as the built-in clients do', async () => {
+    const entries = messages.slice(1).map((message) => ({ id: message.id, level: 'low', reason: 'x' }));
+    const client = createScriptedLlmClient({ script: [JSON.stringify(entries)] });
+    const report = await scoreImportance(messages, { scorer: createLlmImportanceScorer({ client }) });
+    expect(report.scores).toEqual(scoreImportance(messages).scores);
+    expect(report.warnings).toEqual([
+      expect.stringMatching(/gave an invalid reply \(scores: required, missing\)/),
+    ]);
+  });
+
   it('batches candidates to fit a small window', async () => {
     const client = createScriptedLlmClient({ script: ['{"scores": []}'], whenExhausted: 'repeat-last' });
     const scorer = createLlmImportanceScorer({ client, windowTokens: 1200, redact: false });

@@ -1,7 +1,6 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { describeValue, isRecord } from '../../internal/json-shapes.js';
-import { extractJson } from '../../llm/json-output.js';
-import { checkJsonSchema } from '../../llm/json-schema-check.js';
+import { describeValue } from '../../internal/json-shapes.js';
+import { readJsonReply } from '../../llm/json-output.js';
 import type { LlmResponse } from '../../llm/llm-client.js';
 import { createSecretRedactor, type SecretRedaction } from '../../llm/redact-secrets.js';
 import { fenceData } from '../../llm/summary-prompt.js';
@@ -172,13 +171,13 @@ export function buildAnchoredSectionsPrompt(
 
 /**
  * The sections of a reply: its JSON (`response.json`, or the first object in the text), checked against
- * `anchoredSectionsSchema`, items trimmed and empty ones left out. Undefined when the reply is not such an
+ * `anchoredSectionsSchema` by `readJsonReply`, items trimmed and empty ones left out. Undefined when the reply is not such an
  * object or holds no item at all (nothing to merge is as unusable as a broken reply).
  */
 export function readAnchoredSections(response: LlmResponse): AnchoredSections | undefined {
-  const value = response.json ?? extractJson(response.text ?? '', '{');
-  if (!isRecord(value) || checkJsonSchema(value, anchoredSectionsSchema).length > 0) return undefined;
-  const raw = value as unknown as AnchoredSections;
+  const reply = readJsonReply(response, anchoredSectionsSchema);
+  if (!reply.ok) return undefined;
+  const raw = reply.value as unknown as AnchoredSections;
   const clean = (items: readonly string[]) => distinct(items.map((item) => item.trim()));
   const sections: AnchoredSections = {
     intent: raw.intent.trim(),

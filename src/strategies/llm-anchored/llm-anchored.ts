@@ -17,7 +17,7 @@ import {
 } from '../fold-into-summary/fold-into-summary.js';
 import {
   callSummarizerJson,
-  createFailureMemory,
+  createBoundedMemory,
   describeRun,
   isSummaryMessage,
   type LlmSummaryOptions,
@@ -26,12 +26,11 @@ import {
   resolveLlmSummaryOptions,
   type SummarizerRun,
   SummaryFailure,
-  strategyWarning,
   transcriptBlocks,
   usableWindow,
 } from '../llm-support.js';
 import type { AsyncStrategy, AsyncStrategyContext, StrategyAction, StrategyResult } from '../strategy.js';
-import { checkStrategyInput } from '../strategy-support.js';
+import { checkStrategyInput, strategyWarning } from '../strategy-support.js';
 import {
   type AnchoredSections,
   buildAnchoredSectionsPrompt,
@@ -104,8 +103,9 @@ export function llmAnchored(options: LlmAnchoredOptions): AsyncStrategy {
   });
   checkFoldOptions(foldOptions);
   const { maxSummaryShare = 0.65 } = foldOptions;
-  const failures = createFailureMemory();
-  const remembered = new Map<string, AnchoredSections>();
+  // Spans the LLM already failed on, and why.
+  const failures = createBoundedMemory<string>();
+  const remembered = createBoundedMemory<AnchoredSections>(rememberedSpans);
 
   return {
     name: strategyName,
@@ -151,18 +151,17 @@ export function llmAnchored(options: LlmAnchoredOptions): AsyncStrategy {
       let sections = remembered.get(key);
       let run: SummarizerRun | undefined;
       if (sections === undefined) {
-        const failed = failures.reasonFor(key);
+        const failed = failures.get(key);
         if (failed !== undefined) return warn(`the LLM already failed on this span (${failed})`);
         run = { settings, context, calls: 0, redactions: [] };
         try {
           sections = await sectionsOf(run, span, knownTasks(messages));
         } catch (error) {
           if (!(error instanceof SummaryFailure)) throw error;
-          failures.add(key, error.message);
+          failures.set(key, error.message);
           return warn(error.message);
         }
         remembered.set(key, sections);
-        if (remembered.size > rememberedSpans) remembered.delete(remembered.keys().next().value as string);
       }
 
       const summaryMessage = result.messages[summaryIndex]!;

@@ -1,18 +1,22 @@
 import type { IdentifiedMessage } from '../../messages/types.js';
 import {
-  createFailureMemory,
+  createBoundedMemory,
   isSummaryMessage,
   type LlmSummaryOptions,
   placeSpan,
   resolveLlmSummaryOptions,
   SummaryFailure,
-  strategyWarning,
   summarizableRuns,
   summarizableSpanKey,
   summarizeSpan,
 } from '../llm-support.js';
 import type { AsyncStrategy, StrategyAction, StrategyResult, StrategyWarning } from '../strategy.js';
-import { checkPositive, checkStrategyInput, type MessageGroup } from '../strategy-support.js';
+import {
+  checkPositive,
+  checkStrategyInput,
+  type MessageGroup,
+  strategyWarning,
+} from '../strategy-support.js';
 
 const strategyName = 'llm-progressive';
 
@@ -41,7 +45,8 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
   const { blockTokens = 8000, maxSteps = 8 } = options;
   checkPositive('blockTokens', blockTokens);
   checkPositive('maxSteps', maxSteps);
-  const failures = createFailureMemory();
+  // Spans the summarizer already failed on, and why.
+  const failures = createBoundedMemory<string>();
   return {
     name: strategyName,
     async: true,
@@ -69,7 +74,7 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
         }
         const key = summarizableSpanKey(messages, span);
         if (key === undefined) return done();
-        const failed = failures.reasonFor(key);
+        const failed = failures.get(key);
         if (failed !== undefined) {
           warnings.push(
             strategyWarning(
@@ -85,7 +90,7 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
           actions.push(...result.actions);
         } catch (error) {
           if (!(error instanceof SummaryFailure)) throw error;
-          failures.add(key, error.message);
+          failures.set(key, error.message);
           warnings.push(
             strategyWarning(
               strategyName,

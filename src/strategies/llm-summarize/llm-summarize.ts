@@ -1,18 +1,17 @@
 import type { IdentifiedMessage } from '../../messages/types.js';
 import {
-  createFailureMemory,
+  createBoundedMemory,
   type LlmSummaryOptions,
   type PlacedSpan,
   placeSpan,
   resolveLlmSummaryOptions,
   SummaryFailure,
-  strategyWarning,
   summarizableRuns,
   summarizableSpanKey,
   summarizeSpan,
 } from '../llm-support.js';
 import type { AsyncStrategy, AsyncStrategyContext, StrategyResult } from '../strategy.js';
-import { checkStrategyInput } from '../strategy-support.js';
+import { checkStrategyInput, strategyWarning } from '../strategy-support.js';
 
 const strategyName = 'llm-summarize';
 
@@ -38,7 +37,8 @@ export type LlmSummarizeOptions = LlmSummaryOptions;
  */
 export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
   const settings = resolveLlmSummaryOptions(options);
-  const failures = createFailureMemory();
+  // Spans the summarizer already failed on, and why.
+  const failures = createBoundedMemory<string>();
   return {
     name: strategyName,
     async: true,
@@ -70,14 +70,14 @@ export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
         return unchanged('no place for a summary message that keeps user/assistant alternation');
       const key = summarizableSpanKey(messages, span);
       if (key === undefined) return unchanged();
-      const failed = failures.reasonFor(key);
+      const failed = failures.get(key);
       if (failed !== undefined)
         return unchanged(
           `skipped: the summarizer already failed on this span (${failed}); the next strategy takes over`,
         );
       return summarizeOnce(messages, context, span).catch((error: unknown) => {
         if (!(error instanceof SummaryFailure)) throw error;
-        failures.add(key, error.message);
+        failures.set(key, error.message);
         return unchanged(`${error.message}; nothing was committed, the next strategy takes over`);
       });
     },
