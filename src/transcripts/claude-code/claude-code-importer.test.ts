@@ -515,7 +515,8 @@ describe('claudeCodeImporter.parse: malformed input', () => {
     expect(context.stats.skipped).toEqual({ empty: 3 });
   });
 
-  it('reads a big session in linear time', () => {
+  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  it('reads a big session with a 2 MB tool result', () => {
     const lines = [userLine('u0', 'start')];
     for (let index = 1; index <= 5000; index++) {
       lines.push(
@@ -534,10 +535,10 @@ describe('claudeCodeImporter.parse: malformed input', () => {
         ]),
       );
     }
-    const started = performance.now();
     const { messages } = importText(lines.join('\n'));
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(messages).toHaveLength(10_001);
+    expect(messageText(messages[2]!)).toBe('y'.repeat(2_000_000));
+    expectValidForOpenAI(messages);
   });
 });
 

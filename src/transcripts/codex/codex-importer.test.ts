@@ -442,7 +442,8 @@ describe('codexImporter.parse: records out of place', () => {
 });
 
 describe('codexImporter.parse: large files', () => {
-  it('reads a long session with a 2 MB output in linear time', () => {
+  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  it('reads a long session with a 2 MB output', () => {
     const envelope = (payload: unknown) =>
       JSON.stringify({ timestamp: '2025-10-03T10:00:00.000Z', type: 'response_item', payload });
     const lines = [
@@ -474,9 +475,7 @@ describe('codexImporter.parse: large files', () => {
     lines.push(
       envelope({ type: 'function_call_output', call_id: 'big', output: JSON.stringify({ output: huge }) }),
     );
-    const started = performance.now();
     const { messages } = importText(lines.join('\n'));
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(messages).toHaveLength(3 * 3000 + 2);
     expect(messageText(messages.at(-1)!)).toHaveLength(2_000_000);
   });

@@ -330,7 +330,8 @@ describe('gptmeImporter.parse: tool and XML formats', () => {
 });
 
 describe('gptmeImporter.parse: large files', () => {
-  it('reads a log with a 1.5 MB message full of fences in linear time', () => {
+  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  it('reads a log with a 1.5 MB message full of fences', () => {
     const fences = '```text\nsome output line\n```\n'.repeat(50_000);
     const lines = [line({ role: 'user', content: 'dump' })];
     for (let turn = 0; turn < 2000; turn++) {
@@ -338,9 +339,7 @@ describe('gptmeImporter.parse: large files', () => {
       lines.push(line({ role: 'system', content: `Ran command: \`echo ${turn}\`` }));
     }
     lines.push(line({ role: 'assistant', content: fences }));
-    const started = performance.now();
     const { messages } = importText(lines.join('\n'));
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(messages).toHaveLength(1 + 2 * 2000 + 1);
     expect(messageText(messages.at(-1)!)).toBe(fences);
   });

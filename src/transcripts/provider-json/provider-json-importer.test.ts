@@ -279,17 +279,17 @@ describe('provider JSON Lines', () => {
 });
 
 describe('provider JSON: large documents', () => {
-  it('reads a 3 MB request body in linear time', () => {
+  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  it('reads a 3 MB request body', () => {
     const messages = [];
     for (let turn = 0; turn < 5000; turn++) {
       messages.push({ role: 'user', content: `question ${turn}` });
       messages.push({ role: 'assistant', content: `answer ${turn}` });
     }
     messages.push({ role: 'user', content: 'y'.repeat(2_000_000) });
-    const started = performance.now();
     const imported = importText(openAIImporter, JSON.stringify({ model: 'gpt-4o', messages }));
-    expect(performance.now() - started).toBeLessThan(3000);
     expect(imported.messages).toHaveLength(10_001);
+    expect(imported.messages.at(-1)).toMatchObject({ role: 'user', content: 'y'.repeat(2_000_000) });
   });
 });
 

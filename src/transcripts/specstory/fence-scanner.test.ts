@@ -109,10 +109,10 @@ describe('trimBlankLines and splitLines', () => {
       }),
       { numRuns: 1000 },
     );
+    // The input that makes the regular expression quadratic (its speed: bench/importers.bench.mjs).
     const blanks = `x${'\n '.repeat(200_000)}y`;
-    const started = performance.now();
     expect(trimBlankLines(blanks)).toBe(blanks);
-    expect(performance.now() - started).toBeLessThan(500);
+    expect(trimBlankLines(`${'\n '.repeat(1000)}\n${blanks}\n \t\n`)).toBe(blanks);
   });
 
   it('reads CRLF and lone CR line ends as LF', () => {

@@ -15,7 +15,7 @@ import {
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
 import { TranscriptImportError } from '../../errors/index.js';
-import { toolCallsOf, toolResultsOf } from '../../messages/content.js';
+import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type {
   AssistantContentPart,
   AssistantMessage,
@@ -422,7 +422,8 @@ describe('specStoryImporter.parse, robustness', () => {
     );
   });
 
-  it('stays linear on large files and on pathological ones', () => {
+  // Speed on these inputs is measured in bench/importers.bench.mjs; here, what comes out of them.
+  it('reads large files and pathological ones without losing text', () => {
     const segments: string[] = ['_**User**_', '', 'go', '', '---', '', '_**Assistant**_', ''];
     for (let index = 0; index < 4000; index++) {
       segments.push(
@@ -444,15 +445,21 @@ describe('specStoryImporter.parse, robustness', () => {
     }
     segments.push('```', 'x'.repeat(1_500_000), '```');
     const big = segments.join('\n');
-    let started = performance.now();
-    const { messages } = importText(big);
+    const { messages, context } = importText(big);
     expect(calls(messages)).toHaveLength(4000);
-    expect(performance.now() - started).toBeLessThan(3000);
+    expect(messages.at(-1)!.role).toBe('assistant');
+    expect(messageText(messages.at(-1)!)).toBe(`\`\`\`\n${'x'.repeat(1_500_000)}\n\`\`\``);
+    expect(context.warnings).toEqual([]);
 
-    const nasty = `_**User**_\n\nhi\n\n---\n\n_**Assistant**_\n\n${'```\n<think>\n<details>\n<tool-use x>\n'.repeat(20_000)}`;
-    started = performance.now();
-    importText(nasty);
-    expect(performance.now() - started).toBeLessThan(3000);
+    // Nothing but the fences ever closes: all of it stays the assistant's text. The fence lines pair up, so
+    // every other unit sits inside a fence and the units between warn once per unclosed tag.
+    const unit = '```\n<think>\n<details>\n<tool-use x>\n';
+    const nasty = importText(`_**User**_\n\nhi\n\n---\n\n_**Assistant**_\n\n${unit.repeat(20_000)}`);
+    expect(nasty.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
+    expect(calls(nasty.messages)).toEqual([]);
+    expect(messageText(nasty.messages[1]!)).toBe(unit.repeat(20_000).trimEnd());
+    expect(nasty.context.warnings).toHaveLength(3 * 10_000);
+    expect(nasty.context.warnings.filter((warning) => !warning.message.includes('never closed'))).toEqual([]);
   });
 });
 

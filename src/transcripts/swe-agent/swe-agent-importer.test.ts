@@ -246,17 +246,16 @@ describe('sweAgentImporter.parse: edge cases', () => {
     expect(() => importText('{"history": [')).toThrowError(TranscriptImportError);
   });
 
-  it('stays fast on a multi-megabyte observation', () => {
+  it('keeps a multi-megabyte observation after 100k fences whole', () => {
     const huge = 'y'.repeat(2_000_000);
     const text = trajectory([
       { role: 'user', content: 'task' },
       { role: 'assistant', content: `${'```\n'.repeat(100_000)}then\n\`\`\`\ncat big\n\`\`\`` },
       { role: 'user', content: huge },
     ]);
-    const started = performance.now();
+    // Its speed is measured in bench/importers.bench.mjs (no timed unit tests on a shared machine).
     const { messages } = importText(text);
-    expect(performance.now() - started).toBeLessThan(3000);
-    expect(resultText(messages[2]!)).toHaveLength(huge.length);
+    expect(resultText(messages[2]!)).toBe(huge);
   });
 });
 
