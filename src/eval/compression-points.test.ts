@@ -10,11 +10,19 @@ import { createTokenAccountant } from '../tokens/index.js';
 import {
   checkCompressionPoints,
   compressAtPoints,
+  compressPreparedPoints,
   contentShares,
   defaultCompressionPoints,
   prefixLength,
+  prepareCompressionPoints,
 } from './compression-points.js';
-import { type Compressor, fullContextCompressor, precisCompressor } from './compressors.js';
+import {
+  type Compressor,
+  fullContextCompressor,
+  headTailCompressor,
+  precisCompressor,
+  truncationCompressor,
+} from './compressors.js';
 import { renderForProbes, scoreProbes } from './fact-score.js';
 import { loadProbeFile } from './probes.js';
 
@@ -178,6 +186,76 @@ describe('compressAtPoints', () => {
     } catch (error) {
       expect(error).toBeInstanceOf(InvalidMessageError);
       expect(error).toMatchObject({ index: 1, path: 'content' });
+    }
+  });
+});
+
+describe('prepareCompressionPoints and compressPreparedPoints', () => {
+  /** A clock that ticks one millisecond per read, so `timeMs` is the same in every run. */
+  const tickingClock = () => {
+    let now = 0;
+    return () => now++;
+  };
+
+  it('cuts, counts and picks the probes of each point once, without a compressor', () => {
+    const prepared = prepareCompressionPoints({
+      conversation: example,
+      points: [1, 0.5, 0.25],
+      budget: { ratio: 0.2 },
+      probes,
+      accountant,
+    });
+    expect(prepared.points.map((point) => point.point)).toEqual([0.25, 0.5, 1]);
+    const shares = contentShares(example.messages);
+    for (const point of prepared.points) {
+      const prefix = example.messages.slice(0, point.messageCount);
+      expect(point.messageCount).toBe(prefixLength(example.messages, point.point));
+      expect(point.reached).toBe(shares[point.messageCount - 1]);
+      expect(point.tokensBefore).toBe(
+        accountant.countConversation({ ...example, messages: prefix }).totalTokens,
+      );
+      expect(point.budgetTokens).toBe(Math.floor(point.tokensBefore * 0.2));
+      // The probes kept are exactly those whose facts the prefix already holds (every one at the end).
+      const passing = scoreProbes(probes, prefix).probes.filter((score) => score.passed);
+      if (point.messageCount < example.messages.length)
+        expect(point.probes.map((probe) => probe.id)).toEqual(passing.map((score) => score.id));
+      else expect(point.probes).toEqual(probes);
+    }
+    expect(prepared.points[0]!.probes.length).toBeLessThan(probes.length);
+  });
+
+  it('one preparation serves every compressor, giving what compressAtPoints gives, and stays unchanged', () => {
+    const options = {
+      conversation: example,
+      points: [0.25, 0.5, 1],
+      budget: { ratio: 0.15 },
+      probes,
+      accountant,
+    };
+    const prepared = prepareCompressionPoints(options);
+    const before = structuredClone(prepared.points);
+    for (const compressor of [truncationCompressor, headTailCompressor, precisCompressor]) {
+      const shared = compressPreparedPoints({ prepared, compressor, clock: tickingClock() });
+      const alone = compressAtPoints({ ...options, compressor, clock: tickingClock() });
+      expect(shared).toEqual(alone);
+      expect(shared.map((result) => result.timeMs)).toEqual([1, 1, 1]);
+      // Each result owns its probe list: changing it cannot leak into the next compressor's results.
+      shared[0]!.probes.length = 0;
+    }
+    expect(prepared.points).toEqual(before);
+  });
+
+  it('refuses bad points and malformed messages before any compressor runs', () => {
+    expect(() =>
+      prepareCompressionPoints({ conversation: example, budget: { ratio: 0.5 }, points: [0] }),
+    ).toThrow(InvalidArgumentError);
+    const broken = { messages: [{ role: 'user', content: 'hi' }, { role: 'tool' }] };
+    try {
+      prepareCompressionPoints({ conversation: broken as unknown as Conversation, budget: { ratio: 0.5 } });
+      expect.unreachable();
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidMessageError);
+      expect(error).toMatchObject({ index: 1 });
     }
   });
 });

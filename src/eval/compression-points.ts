@@ -57,22 +57,20 @@ export function prefixLength(
   return count;
 }
 
-export interface CompressAtPointsOptions {
+export interface PrepareCompressionPointsOptions {
   conversation: Conversation;
-  compressor: Compressor;
   /** Ratios of the session's content, each in (0, 1]. @default defaultCompressionPoints */
   points?: readonly number[];
   /** Per point: a token count, or a share of the original prefix's tokens. */
   budget: EvalBudget;
   /** Probes to restrict per point; none by default. */
   probes?: readonly Probe[];
-  /** @default createTokenAccountant() */
+  /** Counts the prefixes here, and the compressed contexts later. @default createTokenAccountant() */
   accountant?: TokenAccountant;
-  /** Read for `timeMs`. @default performance.now */
-  clock?: () => number;
 }
 
-export interface CompressionPointResult {
+/** One compression point of a session: the same for every compressor. */
+export interface PreparedPoint {
   point: number;
   /** The share of the session's content the prefix actually holds (it is cut between messages). */
   reached: number;
@@ -80,17 +78,44 @@ export interface CompressionPointResult {
   messageCount: number;
   /** Tokens of the original (uncompressed) prefix. */
   tokensBefore: number;
-  /** Tokens of what was compressed: the previous point's output plus the messages since. */
-  tokensIn: number;
   budgetTokens: number;
-  /** The compressed context at this point. */
-  messages: Message[];
-  tokensAfter: number;
   /**
    * The probes answerable at this point: at least `minFacts` of their facts are in the original prefix (so
    * their `first_offset` lies before the point). Probes that need a later fact are left out. At the end of
    * the session (point 1) every probe is kept, so a fact the session lacks shows as lost, not as nothing.
    */
+  probes: readonly Probe[];
+}
+
+/** A session cut at its compression points, ready for any number of compressors (`compressPreparedPoints`). */
+export interface PreparedCompressionPoints {
+  /** The conversation as given: its tools and model frame every compressor call and token count. */
+  conversation: Conversation;
+  /** The conversation's messages, checked. */
+  messages: readonly Message[];
+  accountant: TokenAccountant;
+  /** Ascending. */
+  points: readonly PreparedPoint[];
+}
+
+export interface CompressPreparedPointsOptions {
+  prepared: PreparedCompressionPoints;
+  compressor: Compressor;
+  /** Read for `timeMs`. @default performance.now */
+  clock?: () => number;
+}
+
+export interface CompressAtPointsOptions
+  extends PrepareCompressionPointsOptions,
+    Omit<CompressPreparedPointsOptions, 'prepared'> {}
+
+export interface CompressionPointResult extends Omit<PreparedPoint, 'probes'> {
+  /** Tokens of what was compressed: the previous point's output plus the messages since. */
+  tokensIn: number;
+  /** The compressed context at this point. */
+  messages: Message[];
+  tokensAfter: number;
+  /** See `PreparedPoint.probes`. */
   probes: Probe[];
   /** Wall time of this point's `compress`. */
   timeMs: number;
@@ -100,60 +125,104 @@ function budgetFor(budget: EvalBudget, tokensBefore: number): number {
   return 'tokens' in budget ? budget.tokens : Math.floor(tokensBefore * budget.ratio);
 }
 
+/** Tokens of `messages` sent in the frame of `conversation` (its tools and model). */
+function countIn(
+  conversation: Conversation,
+  messages: readonly Message[],
+  accountant: TokenAccountant,
+): number {
+  return accountant.countConversation({ ...conversation, messages: [...messages] }).totalTokens;
+}
+
 /**
- * Evaluates re-compaction the way an agent lives it: the prefix up to the first point is compressed; for each
- * later point the previous point's compressed output plus the messages that came since is compressed again.
- * Whatever a summary keeps must therefore survive every later round, as it must in a real session.
+ * The part of `compressAtPoints` that does not depend on the compressor, done once per session: the messages
+ * checked, each point's prefix, its tokens and budget, and the probes answerable there.
  *
  * @throws InvalidMessageError naming the message index and field when the conversation is malformed
  * @throws InvalidArgumentError for bad points
  */
-export function compressAtPoints(options: CompressAtPointsOptions): CompressionPointResult[] {
+export function prepareCompressionPoints(
+  options: PrepareCompressionPointsOptions,
+): PreparedCompressionPoints {
   const {
     conversation,
-    compressor,
     points = defaultCompressionPoints,
     budget,
     probes = [],
     accountant = createTokenAccountant(),
-    clock = () => performance.now(),
   } = options;
   const { messages } = parseConversation(conversation);
   const sorted = checkCompressionPoints(points);
   const shares = contentShares(messages);
-  const count = (list: readonly Message[]) =>
-    accountant.countConversation({ ...conversation, messages: [...list] }).totalTokens;
-
-  const results: CompressionPointResult[] = [];
-  let previous: Message[] = [];
-  let previousCount = 0;
-  for (const point of sorted) {
+  const prepared = sorted.map((point): PreparedPoint => {
     const messageCount = prefixLength(messages, point, shares);
     const prefix = messages.slice(0, messageCount);
-    const input = [...previous, ...messages.slice(previousCount, messageCount)];
-    const tokensBefore = count(prefix);
-    const budgetTokens = budgetFor(budget, tokensBefore);
-    const started = clock();
-    const output = compressor.compress({ ...conversation, messages: input }, budgetTokens, { accountant });
-    const timeMs = clock() - started;
-    const answerable = scoreProbesInText(probes, renderForProbes(prefix)).probes;
-    results.push({
+    const tokensBefore = countIn(conversation, prefix, accountant);
+    let answerable: readonly Probe[] = probes;
+    if (messageCount < messages.length) {
+      const score = scoreProbesInText(probes, renderForProbes(prefix));
+      answerable = probes.filter((_, index) => score.probes[index]!.passed);
+    }
+    return {
       point,
       reached: messageCount === 0 ? 0 : shares[messageCount - 1]!,
       messageCount,
       tokensBefore,
-      tokensIn: count(input),
+      budgetTokens: budgetFor(budget, tokensBefore),
+      probes: answerable,
+    };
+  });
+  return { conversation, messages, accountant, points: prepared };
+}
+
+/**
+ * The part of `compressAtPoints` that runs the compressor, over a session prepared once with
+ * `prepareCompressionPoints`.
+ */
+export function compressPreparedPoints(options: CompressPreparedPointsOptions): CompressionPointResult[] {
+  const { prepared, compressor, clock = () => performance.now() } = options;
+  const { conversation, messages, accountant } = prepared;
+  const results: CompressionPointResult[] = [];
+  let previous: Message[] = [];
+  let previousCount = 0;
+  for (const { point, reached, messageCount, tokensBefore, budgetTokens, probes } of prepared.points) {
+    const input = [...previous, ...messages.slice(previousCount, messageCount)];
+    const started = clock();
+    const output = compressor.compress({ ...conversation, messages: input }, budgetTokens, { accountant });
+    const timeMs = clock() - started;
+    results.push({
+      point,
+      reached,
+      messageCount,
+      tokensBefore,
+      tokensIn: countIn(conversation, input, accountant),
       budgetTokens,
       messages: output,
-      tokensAfter: count(output),
-      probes:
-        messageCount === messages.length
-          ? [...probes]
-          : probes.filter((_, index) => answerable[index]!.passed),
+      tokensAfter: countIn(conversation, output, accountant),
+      probes: [...probes],
       timeMs,
     });
     previous = output;
     previousCount = messageCount;
   }
   return results;
+}
+
+/**
+ * Evaluates re-compaction the way an agent lives it: the prefix up to the first point is compressed; for each
+ * later point the previous point's compressed output plus the messages that came since is compressed again.
+ * Whatever a summary keeps must therefore survive every later round, as it must in a real session. To run
+ * several compressors on one session, prepare it once (`prepareCompressionPoints`) and call
+ * `compressPreparedPoints` per compressor instead.
+ *
+ * @throws InvalidMessageError naming the message index and field when the conversation is malformed
+ * @throws InvalidArgumentError for bad points
+ */
+export function compressAtPoints(options: CompressAtPointsOptions): CompressionPointResult[] {
+  const { compressor, clock, ...preparation } = options;
+  return compressPreparedPoints({
+    prepared: prepareCompressionPoints(preparation),
+    compressor,
+    ...(clock === undefined ? {} : { clock }),
+  });
 }

@@ -155,4 +155,26 @@ describe('the strategy registry', () => {
     expect(() => parseCompressorList('precis,,truncation')).toThrow(/empty name/);
     expect(() => parseCompressorList('precis,precis')).toThrow(/precis is given twice/);
   });
+
+  it('names the option the list came from in every error', () => {
+    const errorOf = (run: () => unknown) => {
+      try {
+        run();
+      } catch (error) {
+        return error;
+      }
+      return expect.unreachable();
+    };
+    for (const list of ['precis,magic', 'precis,,truncation', 'precis,precis']) {
+      const error = errorOf(() => parseCompressorList(list, '--strategies'));
+      expect(error).toBeInstanceOf(InvalidArgumentError);
+      expect(error).toMatchObject({ option: '--strategies' });
+      expect((error as Error).message).toMatch(/^--strategies: /);
+    }
+    expect(errorOf(() => parseCompressorList('magic'))).toMatchObject({ option: 'strategies' });
+    expect(errorOf(() => createCompressor('magic', 'compressors'))).toMatchObject({
+      option: 'compressors',
+      message: expect.stringMatching(/^compressors: unknown strategy "magic"/),
+    });
+  });
 });

@@ -225,11 +225,12 @@ function extractiveStrategies() {
 }
 
 /**
- * The compressor a registry name stands for (see `compressorNames`).
+ * The compressor a registry name stands for (see `compressorNames`). `option` is the option or field the name
+ * came from (`--strategies` in the CLI), for the error.
  *
- * @throws InvalidArgumentError listing the known names when the name is not one of them
+ * @throws InvalidArgumentError naming `option` and listing the known names when the name is not one of them
  */
-export function createCompressor(name: string): Compressor {
+export function createCompressor(name: string, option = 'strategies'): Compressor {
   switch (name as CompressorName) {
     case 'truncation':
       return truncationCompressor;
@@ -248,7 +249,7 @@ export function createCompressor(name: string): Compressor {
       return fullContextCompressor;
     default:
       throw new InvalidArgumentError(
-        'strategies',
+        option,
         `unknown strategy "${name}": expected one of ${compressorNames.join(', ')}`,
       );
   }
@@ -256,16 +257,17 @@ export function createCompressor(name: string): Compressor {
 
 /**
  * The compressors of a comma-separated list such as `truncation,precis,extractive`, each once, in order.
+ * `option` is the option or field the list came from (`--strategies` in the CLI), for the errors.
  *
- * @throws InvalidArgumentError for an empty or repeated name, or one the registry does not know
+ * @throws InvalidArgumentError naming `option` for an empty or repeated name, or one the registry does not know
  */
-export function parseCompressorList(list: string): Compressor[] {
+export function parseCompressorList(list: string, option = 'strategies'): Compressor[] {
   const names = list.split(',').map((name) => name.trim());
   const seen = new Set<string>();
   return names.map((name) => {
-    if (name === '') throw new InvalidArgumentError('strategies', `empty name in "${list}"`);
-    if (seen.has(name)) throw new InvalidArgumentError('strategies', `${name} is given twice`);
+    if (name === '') throw new InvalidArgumentError(option, `empty name in "${list}"`);
+    if (seen.has(name)) throw new InvalidArgumentError(option, `${name} is given twice`);
     seen.add(name);
-    return createCompressor(name);
+    return createCompressor(name, option);
   });
 }

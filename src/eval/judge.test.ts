@@ -1,13 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import { ProviderError } from '../llm/provider-error.js';
-import type { Message } from '../messages/types.js';
+import type { JSONValue, Message } from '../messages/types.js';
 import { createScriptedLlmClient } from '../testing/scripted-llm-client.js';
 import {
   createJudge,
   type JudgeCriterion,
+  judgementsOf,
   judgeReplySchema,
   judgeRubric,
+  type ProbeJudgement,
   renderContext,
   scoreRubric,
   summarizeJudgements,
@@ -135,6 +137,9 @@ describe('createJudge', () => {
     for (const piece of [probe.question, probe.answer, result.answer, 'pytest -x', 'continuity.resume'])
       expect(prompt).toContain(piece);
     expect(judge.id).toMatch(/^judge=scripted:judge;answerer=scripted:judge;rubric=[0-9a-f]{8}$/);
+    // A verdict is a JSON value (the eval cache stores it as one) and survives the trip through JSON.
+    const stored: JSONValue = result;
+    expect(JSON.parse(JSON.stringify(stored))).toEqual(result);
   });
 
   it('reads JSON from prose around it when the client does not parse it', async () => {
@@ -237,5 +242,17 @@ describe('renderContext and summarizeJudgements', () => {
     expect(summary).toMatchObject({ scored: 2, invalid: 1, failed: 1, overall: 4 });
     expect(summary.dimensions.accuracy).toBe(4);
     expect(summarizeJudgements([]).overall).toBe(0);
+  });
+
+  it('judgementsOf takes the verdicts of the judged probes, in order', () => {
+    const invalid: ProbeJudgement = { status: 'invalid', answer: '', attempts: 2, problems: ['no JSON'] };
+    const failed = { status: 'failed' as const, error: 'timeout' };
+    const probes: Array<{ id: string; judge?: ProbeJudgement | typeof failed }> = [
+      { id: 'a', judge: invalid },
+      { id: 'b' },
+      { id: 'c', judge: failed },
+    ];
+    expect(judgementsOf(probes)).toEqual([invalid, failed]);
+    expect(judgementsOf(probes.slice(1, 2))).toEqual([]);
   });
 });

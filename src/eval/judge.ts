@@ -111,41 +111,44 @@ export const judgeRubric: readonly JudgeCriterion[] = [
   },
 ];
 
+// Verdicts are declared as types, not interfaces: a type literal is a `JSONValue` (an interface lacks the index
+// signature), so the compiler checks that what the eval cache stores stays plain JSON.
+
 /** One criterion as the judge scored it. */
-export interface CriterionScore {
+export type CriterionScore = {
   id: string;
   dimension: JudgeDimension;
   weight: number;
   /** 0–5, an integer. */
   score: number;
   reason: string;
-}
+};
 
-export interface RubricScores {
+export type RubricScores = {
   /** Weighted average of each dimension's criteria, 0–5. */
   dimensions: Record<JudgeDimension, number>;
   /** Mean of the six dimensions, 0–5. */
   overall: number;
-}
+};
 
 /** A probe the judge scored. */
-export interface ScoredJudgement extends RubricScores {
+export type ScoredJudgement = RubricScores & {
   status: 'scored';
   /** The answerer's reply to the probe's question. */
   answer: string;
   criteria: CriterionScore[];
   /** Judge calls made (1, or 2 after a retry). */
   attempts: number;
-}
+};
 
 /** A probe whose every judge reply was unusable: reported, never given a guessed score. */
-export interface InvalidJudgement {
+export type InvalidJudgement = {
   status: 'invalid';
   answer: string;
   attempts: number;
   /** What was wrong with each reply, one entry per attempt. */
   problems: string[];
-}
+};
 
 export type ProbeJudgement = ScoredJudgement | InvalidJudgement;
 
@@ -341,7 +344,7 @@ export function createJudge(options: CreateJudgeOptions): Judge {
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1)
     throw new InvalidArgumentError('maxAttempts', `expected a positive integer, got ${maxAttempts}`);
   const schema = judgeReplySchema(rubric);
-  const rubricHash = hashText(stableStringify(rubric as unknown as JSONValue), 8);
+  const rubricHash = hashText(stableStringify(rubric), 8);
   const id = `judge=${client.id};answerer=${answerer.id};rubric=${rubricHash}`;
 
   return {
@@ -411,6 +414,11 @@ export interface JudgeSummary {
   /** Mean overall score of the scored probes, 0–5; 0 when none was scored. */
   overall: number;
   dimensions: Record<JudgeDimension, number>;
+}
+
+/** The verdicts on these probes (probe results of a run, say), leaving out the probes no judge has seen. */
+export function judgementsOf<Judgement>(probes: ReadonlyArray<{ judge?: Judgement }>): Judgement[] {
+  return probes.flatMap((probe) => (probe.judge === undefined ? [] : [probe.judge]));
 }
 
 /** Sums judgements: means over the scored ones only, so an invalid reply never counts as a 0. */

@@ -1,7 +1,11 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import type { Conversation } from '../messages/types.js';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
-import { checkCompressionPoints, compressAtPoints } from './compression-points.js';
+import {
+  checkCompressionPoints,
+  compressPreparedPoints,
+  prepareCompressionPoints,
+} from './compression-points.js';
 import type { Compressor } from './compressors.js';
 import { type EvalCache, evalCacheKey } from './eval-cache.js';
 import {
@@ -15,6 +19,7 @@ import {
 import {
   type Judge,
   type JudgeSummary,
+  judgementsOf,
   type ProbeJudgement,
   renderContext,
   summarizeJudgements,
@@ -206,16 +211,16 @@ function compressEverything(
   const compressed: Compressed[] = [];
   const total = sessions.length * compressors.length;
   for (const session of sessions) {
+    // Parsing, prefixes, their token counts and answerable probes: the same for every compressor.
+    const prepared = prepareCompressionPoints({
+      conversation: session.conversation,
+      points: sorted,
+      budget,
+      probes: session.probes,
+      accountant,
+    });
     for (const compressor of compressors) {
-      const rounds = compressAtPoints({
-        conversation: session.conversation,
-        compressor,
-        points: sorted,
-        budget,
-        probes: session.probes,
-        accountant,
-        clock,
-      });
+      const rounds = compressPreparedPoints({ prepared, compressor, clock });
       const pointResults = rounds.map((round): PointResult => {
         const score = scoreProbes(round.probes, round.messages);
         return {
@@ -307,10 +312,6 @@ function buildReport(
   };
   if (judge !== undefined) report.judge = judge;
   return report;
-}
-
-function judgementsOf(probes: readonly JudgedProbeResult[]): ProbeJudgeResult[] {
-  return probes.flatMap((probe) => (probe.judge === undefined ? [] : [probe.judge]));
 }
 
 /**
@@ -419,7 +420,7 @@ export async function runEval(options: RunEvalOptions): Promise<EvalReport> {
           context,
           ...(abortSignal === undefined ? {} : { abortSignal }),
         });
-        if (key !== undefined && probe.judge.status === 'scored') cache!.set(key, probe.judge as never);
+        if (key !== undefined && probe.judge.status === 'scored') cache!.set(key, probe.judge);
       } catch (error) {
         if (abortSignal?.aborted) throw error;
         probe.judge = { status: 'failed', error: error instanceof Error ? error.message : String(error) };

@@ -74,7 +74,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       'required: a share like 10%, a token count like 8000, or a list like 5%,10%',
     );
   const budgets = parseBudgets(values.budget);
-  const compressors = withBaseline(parseStrategies(values.strategies ?? defaultStrategyList));
+  const compressors = withBaseline(
+    parseCompressorList(values.strategies ?? defaultStrategyList, '--strategies'),
+  );
   const points = values.points === undefined ? [1] : parsePoints(values.points);
   const minPass = values['min-pass'] === undefined ? undefined : parseMinPass(values['min-pass']);
   const concurrency = positiveInteger('--concurrency', values.concurrency) ?? 4;
@@ -154,19 +156,6 @@ async function readSession(file: string, values: Parameters<typeof readInput>[1]
   }
 }
 
-/** The strategies of `--strategies`. */
-function parseStrategies(value: string): Compressor[] {
-  try {
-    return parseCompressorList(value);
-  } catch (error) {
-    if (error instanceof InvalidArgumentError)
-      throw new InvalidArgumentError('--strategies', error.message.replace(/^strategies: /, ''), {
-        cause: error,
-      });
-    throw error;
-  }
-}
-
 /** Plain truncation first, added when the list lacks it: every comparison needs the baseline. */
 function withBaseline(compressors: Compressor[]): Compressor[] {
   return compressors.some((compressor) => compressor.name === truncationCompressor.name)
@@ -174,12 +163,16 @@ function withBaseline(compressors: Compressor[]): Compressor[] {
     : [truncationCompressor, ...compressors];
 }
 
+/** `50%` as a number (0.5); undefined when the value is not a percentage. */
+function parsePercent(value: string): number | undefined {
+  const percent = /^(\d+(?:\.\d+)?)%$/.exec(value.trim());
+  return percent === null ? undefined : Number(percent[1]) / 100;
+}
+
 /** `0.5` or `50%` as a number (0.5); NaN for anything else, so a caller's range check rejects it. */
 function parseShare(value: string): number {
   const text = value.trim();
-  const percent = /^(\d+(?:\.\d+)?)%$/.exec(text);
-  if (percent !== null) return Number(percent[1]) / 100;
-  return /^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN;
+  return parsePercent(text) ?? (/^\d*\.?\d+$/.test(text) ? Number(text) : Number.NaN);
 }
 
 /** `0.5,1` or `25%,100%`: compression points in (0, 1]. */
@@ -250,9 +243,8 @@ export function parseBudgets(value: string): EvalBudget[] {
 
 /** `10%` (a share of each session's tokens) or `8000` (tokens). */
 export function parseBudget(value: string): EvalBudget {
-  const percent = /^(\d+(?:\.\d+)?)%$/.exec(value.trim());
-  if (percent !== null) {
-    const ratio = Number(percent[1]) / 100;
+  const ratio = parsePercent(value);
+  if (ratio !== undefined) {
     if (ratio > 0 && ratio <= 1) return { ratio };
   } else if (/^\d+$/.test(value.trim()) && Number(value) > 0) {
     return { tokens: Number(value) };

@@ -1,6 +1,6 @@
 import { type ProbeTally, sumTallies } from '../fact-score.js';
-import { type JudgeSummary, summarizeJudgements } from '../judge.js';
-import type { EvalReport, ProbeJudgeResult } from '../run-eval.js';
+import { type JudgeSummary, judgementsOf, summarizeJudgements } from '../judge.js';
+import type { EvalReport } from '../run-eval.js';
 
 /** One compressor at one compression point, over all sessions. */
 export interface PointTotal {
@@ -27,10 +27,7 @@ export function pointTotals(report: EvalReport, compressor: string): PointTotal[
     const rounds = own.flatMap((result) => (result.points ?? []).filter((entry) => entry.point === point));
     const total: PointTotal = { point, total: sumTallies(rounds.map((round) => round.total)) };
     if (report.judge !== undefined) {
-      const judgements = rounds.flatMap((round) =>
-        round.probes.flatMap((probe): ProbeJudgeResult[] => (probe.judge === undefined ? [] : [probe.judge])),
-      );
-      total.judge = summarizeJudgements(judgements);
+      total.judge = summarizeJudgements(judgementsOf(rounds.flatMap((round) => round.probes)));
     }
     return total;
   });
