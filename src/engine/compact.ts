@@ -64,7 +64,8 @@ export interface CompactReport {
   repairs: Repair[];
   /**
    * Set when the configured preservation alone did not fit the budget and a weaker one was used (never in
-   * strict mode): the last turn, system and pinned messages are still kept byte-identical.
+   * strict mode): one recent turn, then the task message compressible, then the last turn too (its outputs
+   * become stubs). System and pinned messages are always kept byte-identical.
    */
   relaxedPreservation?: Pick<CompactOptions, 'keepRecentTurns' | 'preserveFirstUserMessage'>;
 }
@@ -93,9 +94,10 @@ const maxRounds = 3;
  * the same options changes nothing.
  *
  * When what must be kept is larger than the budget, `strict` throws a `budget-exceeded` PrecisError;
- * otherwise the preservation is relaxed if that makes the budget hold (one recent turn, then the task message
- * compressible too; reported in `report.relaxedPreservation` with a `compact-warning`), and if even that
- * cannot fit, the smallest valid result under the configured preservation comes back with a `compact-warning`.
+ * otherwise the preservation is relaxed until the budget holds (one recent turn, then the task message
+ * compressible, then the last turn; reported in `report.relaxedPreservation` with a `compact-warning`), and if
+ * even that cannot fit (system and pinned messages are never compressed), the smallest valid result comes back
+ * with a `compact-warning`.
  *
  * @throws InvalidMessageError when the input is not a conversation or a message array
  * @throws InvalidArgumentError when an option is out of range
@@ -223,17 +225,26 @@ function* compactOnce(
     runPipeline(messages, { ...settings, preservedIds: preserved, count, fixedTokens });
   let attempt = yield* run(preservedIds);
   let relaxedPreservation: CompactReport['relaxedPreservation'];
+  let keptIds = preservedIds;
   if (attempt.tokens > budgetTokens && !strict) {
     // The budget is what keeps the next request from failing, so it outranks recency: give up the older
-    // preserved turns (then the task message, which the summary's intent still carries) when that makes the
-    // budget hold. Only then: a relaxed result that still does not fit would be chosen anew on every call.
-    // The last turn, system messages and pinned messages are never given up.
+    // preserved turns, then the task message (the summary's intent still carries it), then the last turn (its
+    // outputs become stubs with handles), stopping at the first that makes the budget hold. When none does,
+    // the smallest result is the one closest to fitting. System and pinned messages are never given up.
+    let smallest: { run: PipelineRun; relaxed: Preservation; ids: Set<string> } | undefined;
     for (const relaxed of relaxedPreservations(settings)) {
-      const retry = yield* run(preservedMessageIds(messages, relaxed));
-      if (retry.tokens > budgetTokens) continue;
-      attempt = retry;
-      relaxedPreservation = relaxed;
-      break;
+      const ids = preservedMessageIds(messages, relaxed);
+      const retry = yield* run(ids);
+      if (retry.tokens <= budgetTokens) {
+        smallest = { run: retry, relaxed, ids };
+        break;
+      }
+      if (retry.tokens < (smallest?.run ?? attempt).tokens) smallest = { run: retry, relaxed, ids };
+    }
+    if (smallest !== undefined) {
+      attempt = smallest.run;
+      relaxedPreservation = smallest.relaxed;
+      keptIds = smallest.ids;
     }
   }
   const { strategyReports, warnings } = attempt;
@@ -248,16 +259,18 @@ function* compactOnce(
         `the preserved messages did not fit the budget of ${budgetTokens} tokens: compacted with ` +
         `keepRecentTurns ${relaxedPreservation.keepRecentTurns}` +
         (relaxedPreservation.preserveFirstUserMessage ? '' : ' and the first user message compressible') +
+        (relaxedPreservation.keepRecentTurns === 0 ? ' (the last turn too)' : '') +
         ' (originals are in the archive; strict mode throws instead)',
     });
 
   const tokensAfter = attempt.tokens;
   const withinBudget = tokensAfter <= budgetTokens;
   if (!withinBudget) {
-    const preservedTokens = count(messages.filter((message) => preservedIds.has(message.id)));
+    const preservedTokens = count(messages.filter((message) => keptIds.has(message.id)));
     const message =
       `could not compact to the budget of ${budgetTokens} tokens: the smallest valid result has ${tokensAfter} tokens ` +
-      `(the preserved messages alone: ${preservedTokens} tokens; lower keepRecentTurns or raise the budget)`;
+      `(the preserved messages alone: ${preservedTokens} tokens; ` +
+      (relaxedPreservation?.keepRecentTurns === 0 ? 'raise the budget)' : 'lower keepRecentTurns or raise the budget)');
     if (strict) throw new PrecisError('budget-exceeded', message);
     warnings.push({ type: 'compact-warning', message });
   }
@@ -355,6 +368,7 @@ function relaxedPreservations(settings: Preservation): Preservation[] {
     relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: settings.preserveFirstUserMessage });
   if (settings.preserveFirstUserMessage)
     relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: false });
+  if (lastTurn > 0) relaxed.push({ keepRecentTurns: 0, preserveFirstUserMessage: false });
   return relaxed;
 }
 
