@@ -191,7 +191,7 @@ describe('createJudge', () => {
     const client = createScriptedLlmClient({ script: ['answer', 'nope', reply(missing)] });
     const result = await createJudge({ client }).evaluate({ probe, context });
     expect(result.status === 'invalid' && result.problems).toEqual([
-      'the reply holds no JSON object',
+      'no JSON in the reply',
       expect.stringContaining('artifact-trail.files'),
     ]);
   });

@@ -1,8 +1,7 @@
 import { InvalidArgumentError } from '../errors/index.js';
 import { hashText } from '../internal/hash.js';
 import { stableStringify } from '../internal/stable-json.js';
-import { extractJson } from '../llm/json-output.js';
-import { checkJsonSchema } from '../llm/json-schema-check.js';
+import { type JsonReply, readJsonReply } from '../llm/json-output.js';
 import type { LlmClient } from '../llm/llm-client.js';
 import { isProviderError } from '../llm/provider-error.js';
 import type { JSONObject, JSONValue, Message } from '../messages/types.js';
@@ -301,26 +300,6 @@ function judgePrompt(
   ].join('\n');
 }
 
-/** The reply's JSON when it matches the schema, otherwise what is wrong with it. */
-function readReply(
-  json: JSONValue | undefined,
-  text: string,
-  schema: JSONObject,
-): { value: Record<string, { reason: string; score: number }> } | { problem: string } {
-  // Real clients validate JSON mode themselves; a client that does not (a test double) leaves `json` out.
-  const value = json ?? extractJson(text, '{');
-  if (value === undefined) return { problem: 'the reply holds no JSON object' };
-  const issues = checkJsonSchema(value, schema);
-  if (issues.length > 0)
-    return {
-      problem: issues
-        .slice(0, 3)
-        .map((issue) => `${issue.path === '' ? '(root)' : issue.path}: ${issue.message}`)
-        .join('; '),
-    };
-  return { value: value as Record<string, { reason: string; score: number }> };
-}
-
 /**
  * An LLM answerer and judge in the manner of Factory's probe study. The answerer sees only the compressed
  * context and the question; the judge sees the probe, the answer, the context and the reference answer, never
@@ -363,7 +342,7 @@ export function createJudge(options: CreateJudgeOptions): Judge {
       const prompt = judgePrompt(probe, answer, contextText, rubric);
       const problems: string[] = [];
       for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-        let read: ReturnType<typeof readReply>;
+        let read: JsonReply;
         try {
           const response = await client.complete({
             system: judgeSystem,
@@ -373,17 +352,17 @@ export function createJudge(options: CreateJudgeOptions): Judge {
             temperature,
             ...signal,
           });
-          read = readReply(response.json, response.text, schema);
+          read = readJsonReply(response, schema);
         } catch (error) {
           // An unusable reply is the judge's failure to answer, retried like any other invalid reply.
           if (!(isProviderError(error) && error.kind === 'invalid-output')) throw error;
-          read = { problem: error.message };
+          read = { ok: false, problem: error.message };
         }
-        if ('problem' in read) {
+        if (!read.ok) {
           problems.push(read.problem);
           continue;
         }
-        const reply = read.value;
+        const reply = read.value as Record<string, { reason: string; score: number }>;
         const criteria = rubric.map(
           (criterion): CriterionScore => ({
             id: criterion.id,

@@ -15,6 +15,7 @@ import {
   markerMessage,
   markerRole,
   messageGroups,
+  strategyWarning,
 } from '../strategy-support.js';
 
 const strategyName = 'drop-oldest-turns';
@@ -103,11 +104,12 @@ function applyDropOldestTurns(
   ) {
     const repaired = repairMessages(output, check);
     output = repaired.messages as IdentifiedMessage[];
-    warnings.push({
-      type: 'strategy-warning',
-      strategy: strategyName,
-      message: `repaired the result after dropping turns: ${repaired.repairs.map((repair) => repair.description).join('; ')}`,
-    });
+    warnings.push(
+      strategyWarning(
+        strategyName,
+        `repaired the result after dropping turns: ${repaired.repairs.map((repair) => repair.description).join('; ')}`,
+      ),
+    );
   }
   return { messages: output, actions: plan.actions, warnings };
 }
@@ -236,11 +238,12 @@ function planSpans(
         blocked.add(index);
         pushGroup(output, messages, groups[index]!, pendingFolds);
       }
-      warnings.push({
-        type: 'strategy-warning',
-        strategy: strategyName,
-        message: `kept messages ${spanMessages[0]?.id} to ${spanMessages.at(-1)?.id}: no marker could be placed between their preserved neighbours without breaking role alternation`,
-      });
+      warnings.push(
+        strategyWarning(
+          strategyName,
+          `kept messages ${spanMessages[0]?.id} to ${spanMessages.at(-1)?.id}: no marker could be placed between their preserved neighbours without breaking role alternation`,
+        ),
+      );
       groupIndex = spanEnd;
       continue;
     }
