@@ -233,7 +233,11 @@ describe('compact', () => {
     expect(validateMessages(result.messages).issues).toEqual([]);
     // Nothing fits, so the smallest result comes back (no relaxation does better than the one chosen).
     expect(result.report.relaxedPreservation).toBeDefined();
-    const mostRelaxed = run(input, { budgetTokens: 100, keepRecentTurns: 0, preserveFirstUserMessage: false });
+    const mostRelaxed = run(input, {
+      budgetTokens: 100,
+      keepRecentTurns: 0,
+      preserveFirstUserMessage: false,
+    });
     expect(result.report.tokensAfter).toBeLessThanOrEqual(mostRelaxed.result.report.tokensAfter);
     const system = input.filter((message) => message.role === 'system');
     expect(result.messages.filter((message) => message.role === 'system')).toMatchObject(system);
@@ -248,7 +252,10 @@ describe('compact', () => {
     const input = createConversationBuilder()
       .system('You are a coding agent.')
       .user('Fix the flaky retry test in src/retry.ts.')
-      .tools([{ name: 'bash', input: { command: 'npm test' }, output: logLines(7, 10) }], 'Running the tests.')
+      .tools(
+        [{ name: 'bash', input: { command: 'npm test' }, output: logLines(7, 10) }],
+        'Running the tests.',
+      )
       .tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: logLines(8, 120) }])
       .build();
     const ids = assignIds(input);
@@ -257,9 +264,14 @@ describe('compact', () => {
     const budgetTokens = lastTurnTokens - 10;
     const { result, archive } = run(input, { budgetTokens });
     expect(result.report.withinBudget).toBe(true);
-    expect(result.report.relaxedPreservation).toEqual({ keepRecentTurns: 0, preserveFirstUserMessage: false });
+    expect(result.report.relaxedPreservation).toEqual({
+      keepRecentTurns: 0,
+      preserveFirstUserMessage: false,
+    });
     expect(result.warnings).toContainEqual(
-      expect.objectContaining({ message: expect.stringMatching(/keepRecentTurns 0 .*\(the last turn too\)/) }),
+      expect.objectContaining({
+        message: expect.stringMatching(/keepRecentTurns 0 .*\(the last turn too\)/),
+      }),
     );
     expectHandlesExpand(input, result, archive);
     expect(validateMessages(result.messages).issues).toEqual([]);
@@ -293,6 +305,48 @@ describe('compact', () => {
     // Within the budget now, so compacting again changes nothing.
     const again = compact(result.messages, { accountant, budgetTokens });
     expect(again.messages).toEqual(result.messages);
+  });
+
+  it('reports the weakest preservation any of its passes used (a fast-check counterexample)', () => {
+    const output = Array.from(
+      { length: 20 },
+      (_, line) => `line ${line} of output 0: value=${line % 13}`,
+    ).join('\n');
+    const read = (toolCallId: string, path: string) => ({
+      type: 'tool-call' as const,
+      toolCallId,
+      toolName: 'read_file',
+      input: { path },
+    });
+    const result = (
+      toolCallId: string,
+      toolName: string,
+      value: string,
+      type: 'text' | 'error-text' = 'text',
+    ): Message => ({
+      role: 'tool',
+      content: [{ type: 'tool-result', toolCallId, toolName, output: { type, value } }],
+    });
+    const input: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'run the tests' }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'Great question! ok' }] },
+      { role: 'user', content: ' ' },
+      { role: 'assistant', content: [read('call-1', ' '), read('call-2', 'run the tests')] },
+      result('call-1', 'read_file', output),
+      result('call-2', 'read_file', output, 'error-text'),
+      {
+        role: 'assistant',
+        content: [{ type: 'tool-call', toolCallId: 'call-3', toolName: 'bash', input: { path: 'ls' } }],
+      },
+      result('call-3', 'bash', 'README.md'),
+      { role: 'assistant', content: [read('call-4', ' ')] },
+      result('call-4', 'read_file', output),
+    ];
+    const budgetTokens = Math.floor(countOf(input) * 0.02);
+    const { result: compacted } = run(input, { budgetTokens });
+    const relaxed = compacted.report.relaxedPreservation;
+    expect(relaxed).toBeDefined();
+    expectPreservedIdentical(input, compacted, relaxed?.keepRecentTurns, relaxed?.preserveFirstUserMessage);
   });
 
   it('counts tool schemas against the budget', () => {
@@ -355,9 +409,12 @@ describe('compact', () => {
               relaxed?.keepRecentTurns ?? keepRecentTurns,
               relaxed?.preserveFirstUserMessage ?? true,
             );
-            // Feasible: the preserved messages leave room for the rest's stubs and markers.
+            // Feasible: the preserved messages leave room for the rest's stubs and markers. The last assistant
+            // message counts even with keepRecentTurns 0: dropping never takes the work in flight (nor its reasoning).
             const ids = assignIds(input);
             const preserved = preservedMessageIds(ids, { keepRecentTurns, preserveFirstUserMessage: true });
+            const lastAssistant = ids.findLast((message) => message.role === 'assistant');
+            if (lastAssistant !== undefined) preserved.add(lastAssistant.id);
             const kept = countOf(ids.filter((message) => preserved.has(message.id)));
             if (kept * 1.5 + 400 <= budgetTokens) expect(result.report.withinBudget).toBe(true);
           }
@@ -368,7 +425,7 @@ describe('compact', () => {
           expect(again.report.actions).toEqual([]);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 1000) },
     );
     expect(acting).toBeGreaterThan(20);
     expect(metBudget).toBeGreaterThan(20);

@@ -169,10 +169,15 @@ function* compactSteps(
   for (let pass = 0; pass < maxFixedPointPasses; pass++) {
     const next = yield* compactOnce({ ...result.conversation, messages: result.messages }, options, mode);
     if (sameMessages(next.messages, result.messages)) break;
+    const relaxedPreservation = weakestPreservation(
+      result.report.relaxedPreservation,
+      next.report.relaxedPreservation,
+    );
     result = {
       ...next,
       report: {
         ...next.report,
+        ...(relaxedPreservation === undefined ? {} : { relaxedPreservation }),
         tokensBefore: first.report.tokensBefore,
         strategies: [...result.report.strategies, ...next.report.strategies],
         actions: [...result.report.actions, ...next.report.actions],
@@ -188,6 +193,19 @@ function* compactSteps(
 }
 
 const maxFixedPointPasses = 3;
+
+/** What a result made of several passes kept: the weaker of two passes' relaxed preservations. */
+function weakestPreservation(
+  left: CompactReport['relaxedPreservation'],
+  right: CompactReport['relaxedPreservation'],
+): CompactReport['relaxedPreservation'] {
+  if (left === undefined || right === undefined) return left ?? right;
+  return {
+    keepRecentTurns: Math.min(left.keepRecentTurns ?? 0, right.keepRecentTurns ?? 0),
+    preserveFirstUserMessage:
+      (left.preserveFirstUserMessage ?? true) && (right.preserveFirstUserMessage ?? true),
+  };
+}
 
 function sameMessages(left: readonly Message[], right: readonly Message[]): boolean {
   // Strategies keep unchanged messages as the same objects, so identity settles almost every pair.
@@ -270,7 +288,9 @@ function* compactOnce(
     const message =
       `could not compact to the budget of ${budgetTokens} tokens: the smallest valid result has ${tokensAfter} tokens ` +
       `(the preserved messages alone: ${preservedTokens} tokens; ` +
-      (relaxedPreservation?.keepRecentTurns === 0 ? 'raise the budget)' : 'lower keepRecentTurns or raise the budget)');
+      (relaxedPreservation?.keepRecentTurns === 0
+        ? 'raise the budget)'
+        : 'lower keepRecentTurns or raise the budget)');
     if (strict) throw new PrecisError('budget-exceeded', message);
     warnings.push({ type: 'compact-warning', message });
   }
