@@ -4,67 +4,43 @@
  * whatever order their keys were written in.
  */
 export function stableStringify(value: unknown): string {
-  const out: string[] = [];
-  write(value, out);
-  return out.join('');
-}
-
-function write(value: unknown, out: string[]): void {
-  if (value === null || value === undefined) {
-    out.push('null');
-    return;
-  }
+  // String concatenation (V8 builds ropes) costs less than collecting pieces and joining them.
+  if (value === null || value === undefined) return 'null';
   switch (typeof value) {
     case 'string':
-      out.push(JSON.stringify(value));
-      return;
+      return JSON.stringify(value);
     case 'number':
-      out.push(Number.isFinite(value) ? String(value) : 'null');
-      return;
+      return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
-      out.push(value ? 'true' : 'false');
-      return;
+      return value ? 'true' : 'false';
     case 'bigint':
-      out.push(JSON.stringify(value.toString()));
-      return;
+      return JSON.stringify(value.toString());
     case 'object':
       break;
     default:
-      out.push('null');
-      return;
+      return 'null';
   }
   if (Array.isArray(value)) {
-    out.push('[');
-    value.forEach((item, i) => {
-      if (i > 0) out.push(',');
-      write(item, out);
-    });
-    out.push(']');
-    return;
+    let out = '[';
+    for (let index = 0; index < value.length; index++) {
+      if (index > 0) out += ',';
+      out += stableStringify(value[index]);
+    }
+    return `${out}]`;
   }
-  if (value instanceof Uint8Array) {
-    out.push(
-      JSON.stringify(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64')),
-    );
-    return;
-  }
-  if (value instanceof ArrayBuffer) {
-    out.push(JSON.stringify(Buffer.from(value).toString('base64')));
-    return;
-  }
-  if (value instanceof URL) {
-    out.push(JSON.stringify(value.href));
-    return;
-  }
+  if (value instanceof Uint8Array)
+    return JSON.stringify(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'));
+  if (value instanceof ArrayBuffer) return JSON.stringify(Buffer.from(value).toString('base64'));
+  if (value instanceof URL) return JSON.stringify(value.href);
   const record = value as Record<string, unknown>;
-  const keys = Object.keys(record)
-    .filter((key) => record[key] !== undefined)
-    .sort();
-  out.push('{');
-  keys.forEach((key, i) => {
-    if (i > 0) out.push(',');
-    out.push(JSON.stringify(key), ':');
-    write(record[key], out);
-  });
-  out.push('}');
+  let out = '{';
+  let first = true;
+  for (const key of Object.keys(record).sort()) {
+    const item = record[key];
+    if (item === undefined) continue;
+    if (!first) out += ',';
+    first = false;
+    out += `${JSON.stringify(key)}:${stableStringify(item)}`;
+  }
+  return `${out}}`;
 }
