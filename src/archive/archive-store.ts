@@ -30,8 +30,22 @@ export interface ArchiveStore {
 /** The handle of an original: depends on its kind and content only. */
 export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['content']): string {
   const first: unknown = Array.isArray(content) ? content[0] : undefined;
-  if (typeof first !== 'object' || first === null)
-    return `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+  if (typeof first !== 'object' || first === null) {
+    if (typeof content !== 'object' || content === null || Array.isArray(content))
+      return `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+    // One object (a tool output): a strategy names the handle in its stub, then puts the same object.
+    let known = objectHandles.get(content);
+    if (known === undefined) {
+      known = new Map();
+      objectHandles.set(content, known);
+    }
+    let handle = known.get(kind);
+    if (handle === undefined) {
+      handle = `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+      known.set(kind, handle);
+    }
+    return handle;
+  }
   // The same span (the same message objects) is handled again by the marker, the archive and every fold round.
   const items = content as readonly unknown[];
   let known = spanHandles.get(first);
@@ -51,6 +65,9 @@ export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry[
   known.push({ kind, items: [...items], handle });
   return handle;
 }
+
+/** Handles of single archived objects, by kind (originals are never changed in place once they exist). */
+const objectHandles = new WeakMap<object, Map<ArchiveEntry['kind'], string>>();
 
 /** Handles of message spans by their first message, with the exact items each was made from. */
 const spanHandles = new WeakMap<
