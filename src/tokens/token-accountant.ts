@@ -271,9 +271,10 @@ function requireTokenOption(option: string, value: number): void {
 /**
  * Counts messages, tool definitions and whole conversations, remembering each message's count under a hash of
  * its content: a growing conversation is counted once, and a re-count after appending a message costs that
- * message. Messages are looked up first by object identity (a WeakMap), then by content hash (a bounded LRU
- * map), so a copy of a message, or one with a new id or metadata, is still a hit. Treat counted messages as
- * immutable: reassigning `content` is noticed, editing a part in place is not.
+ * message. Messages are looked up first by identity (a WeakMap on the parts array, or on the message when its
+ * content is a string), then by content hash (a bounded LRU map), so a copy of a message, or one with a new id
+ * or metadata, is still a hit. Treat counted messages as immutable: reassigning `content` is noticed, editing
+ * a part in place is not.
  */
 export function createTokenAccountant(options: TokenAccountantOptions = {}): TokenAccountant {
   const {
@@ -492,8 +493,10 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
 
   function messageTally(message: Message, index: number | undefined): MessageTally {
     checkShape(message, index);
+    // A copy of a message (a new id, new metadata) shares its parts array: looked up by that array, it is
+    // a hit without hashing the content.
     return cached(
-      message,
+      typeof message.content === 'string' ? message : message.content,
       [message.role, message.content, message.providerOptions],
       () => messageKey(message),
       () => tallyMessage(message, index),
