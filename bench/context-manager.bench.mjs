@@ -97,3 +97,33 @@ if (compactions.length > 0)
       .map((event) => `${event.prefixKeptMessages}/${event.messagesBefore}`)
       .join(', ')} messages`,
   );
+
+// The LangChain middleware over the same session: LangGraph hands `beforeModel` the agent's whole history before
+// every model call, as the same message objects. Its per-step cost should not grow with the history: only the
+// messages it has not seen are converted and hashed. The window is large enough that nothing is compacted, so
+// the history grows to its full length.
+const { precisMiddleware, toLangChainMessages } = await import('../dist/integrations/langchain/index.js');
+const { HumanMessage } = await import('@langchain/core/messages');
+const middleware = precisMiddleware({ contextWindow: 100_000_000, outputReserve: 8000 });
+const beforeModel =
+  typeof middleware.beforeModel === 'function' ? middleware.beforeModel : middleware.beforeModel.hook;
+let history = [new HumanMessage({ id: 'task', content: 'Fix the flaky retry test in src/retry.ts.' })];
+const perStep = [];
+const historyLengths = [];
+for (let index = 0; index < steps; index++) {
+  // LangGraph gives every message an id when it enters the state.
+  const added = session[index].map((message, position) => ({ ...message, id: `step-${index}-${position}` }));
+  history = [...history, ...toLangChainMessages(added)];
+  const start = performance.now();
+  await beforeModel({ messages: history }, {});
+  perStep.push(performance.now() - start);
+  historyLengths.push(history.length);
+}
+const around = (step) => perStep.slice(Math.max(0, step - 10), step + 10);
+const early = Math.min(50, steps - 1);
+const late = Math.max(early, steps - 10);
+console.log(
+  `LangChain middleware, beforeModel per step: median ${quantile(around(early), 0.5).toFixed(3)} ms around step ${early} ` +
+    `(history of ${historyLengths[early]} messages), ${quantile(around(late), 0.5).toFixed(3)} ms around step ${late} ` +
+    `(${historyLengths[late]} messages)`,
+);

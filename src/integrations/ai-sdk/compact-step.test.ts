@@ -1,11 +1,26 @@
 import { generateText, jsonSchema, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import { compactStep } from './compact-step.js';
 import { fromLanguageModelPrompt, toolDefinitionsOf } from './language-model-prompt.js';
+import type { PromptKeyCache } from './prompt-key-cache.js';
+
+// The real cache, kept at hand to read how much checking and hashing the integration did.
+const { promptCaches } = vi.hoisted(() => ({ promptCaches: [] as PromptKeyCache[] }));
+vi.mock('./prompt-key-cache.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./prompt-key-cache.js')>();
+  return {
+    ...original,
+    createPromptKeyCache: (...options: Parameters<typeof original.createPromptKeyCache>) => {
+      const cache = original.createPromptKeyCache(...options);
+      promptCaches.push(cache);
+      return cache;
+    },
+  };
+});
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 
@@ -82,6 +97,12 @@ describe('compactStep', () => {
     }
     expect(largest).toBeLessThanOrEqual(6000);
     expect(largest).toBeGreaterThan(3000);
+    // Every step is handed the whole conversation (about 40,000 messages in all): each of its 401 messages is
+    // checked and hashed about once.
+    const { checkedMessages, hashedMessages } = promptCaches.at(-1)!.stats();
+    expect(checkedMessages).toBeGreaterThanOrEqual(401);
+    expect(checkedMessages).toBeLessThan(3 * 401);
+    expect(hashedMessages).toBeLessThan(3 * 401);
     // The step's archive holds what was compacted away.
     const handle = JSON.stringify(model.doGenerateCalls.at(-1)!.prompt).match(/h-[0-9a-f]{20}/)?.[0];
     expect(handle).toBeDefined();

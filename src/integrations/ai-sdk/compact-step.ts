@@ -3,7 +3,6 @@ import type { ArchiveStore } from '../../archive/archive-store.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { describeValue } from '../../internal/json-shapes.js';
 import { stripPrecisFields } from '../../messages/ids.js';
-import { parseMessages } from '../../messages/parse.js';
 import type { JSONValue, ToolDefinition } from '../../messages/types.js';
 import {
   checkIntegrationOptions,
@@ -13,7 +12,7 @@ import {
   messagesWithinCeiling,
 } from '../conversation-sessions.js';
 import { createExpandTool, type ExpandToolInput } from './expand-tool.js';
-import { promptKeys } from './language-model-prompt.js';
+import { createPromptKeyCache } from './prompt-key-cache.js';
 
 export interface CompactStepOptions extends IntegrationOptions {
   /**
@@ -57,7 +56,8 @@ function modelIdOf(model: LanguageModel): string {
 /**
  * A `prepareStep` for `generateText` / `streamText` / agents that sends each step the conversation kept
  * inside the context by a `ContextManager` (one per conversation, followed incrementally by prefix). The
- * window comes from `budget`, `model` or `contextWindow`, or else from the step's model id.
+ * window comes from `budget`, `model` or `contextWindow`, or else from the step's model id. Each step's
+ * messages are checked and hashed only past what they share with an earlier step's: treat them as immutable.
  *
  * @example
  * const step = compactStep({ model: 'gpt-4o', tools });
@@ -74,10 +74,12 @@ export function compactStep(options: CompactStepOptions = {}): CompactStep {
   const expandTool = createExpandTool({ archive });
   const toolDefinitions = toolDefinitionsOf({ ...tools, expand_context: expandTool });
   const sessions = createConversationSessions(checked.maxConversations);
+  // Each step resends the whole conversation: only the messages not seen before are checked and hashed.
+  const prompts = createPromptKeyCache({ maxPrompts: checked.maxConversations });
 
   async function step({ messages, model }: CompactStepInput): Promise<{ messages: ModelMessage[] }> {
-    const parsed = parseMessages(messages);
-    const session = sessions.resolve(promptKeys(parsed), parsed, (initial) =>
+    const { messages: parsed, keys } = prompts.read(messages);
+    const session = sessions.resolve(keys, parsed, (initial) =>
       createManager(checked, checked.window ?? { model: modelIdOf(model) }, initial, toolDefinitions),
     );
     const compacted = await messagesWithinCeiling(checked, session.manager);

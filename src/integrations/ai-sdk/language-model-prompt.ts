@@ -1,6 +1,5 @@
 import type { LanguageModelMiddleware } from 'ai';
 import { InvalidMessageError } from '../../errors/index.js';
-import { messageContentHash } from '../../messages/ids.js';
 import { parseMessages } from '../../messages/parse.js';
 import type {
   AssistantContentPart,
@@ -27,11 +26,6 @@ export type LanguageModelCallTool = NonNullable<CallOptions['tools']>[number];
  */
 export function fromLanguageModelPrompt(prompt: LanguageModelPrompt): Message[] {
   return parseMessages(prompt);
-}
-
-/** Keys of a conversation for the AI SDK: the framework resends the uncompacted history, so content identifies it. */
-export function promptKeys(messages: readonly Message[]): string[] {
-  return messages.map(messageContentHash);
 }
 
 function toData(data: DataContent): Uint8Array | string | URL {

@@ -1,9 +1,9 @@
 import { APICallError, generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from 'ai';
 import { MockLanguageModelV3 } from 'ai/test';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, InvalidMessageError, UnknownModelError } from '../../errors/index.js';
 import { validateMessages } from '../../messages/validate/index.js';
-import { createTokenAccountant } from '../../tokens/index.js';
+import { createTokenAccountant, type TokenAccountant } from '../../tokens/index.js';
 import type { ContextManagerEvent } from '../conversation-sessions.js';
 import {
   fromLanguageModelPrompt,
@@ -11,6 +11,21 @@ import {
   toolDefinitionsOf,
 } from './language-model-prompt.js';
 import { precisMiddleware } from './precis-middleware.js';
+import type { PromptKeyCache } from './prompt-key-cache.js';
+
+// The real cache, kept at hand to read how much checking and hashing the integration did.
+const { promptCaches } = vi.hoisted(() => ({ promptCaches: [] as PromptKeyCache[] }));
+vi.mock('./prompt-key-cache.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./prompt-key-cache.js')>();
+  return {
+    ...original,
+    createPromptKeyCache: (...options: Parameters<typeof original.createPromptKeyCache>) => {
+      const cache = original.createPromptKeyCache(...options);
+      promptCaches.push(cache);
+      return cache;
+    },
+  };
+});
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 type CallOptions = MockLanguageModelV3['doGenerateCalls'][number];
@@ -118,6 +133,13 @@ describe('precisMiddleware', () => {
     // Without compaction the last prompt would hold 300 files: far beyond the budget.
     expect(largest).toBeGreaterThan(4000);
 
+    // Step k resends the whole conversation, rebuilt: 2 + 2k messages, 90,902 over the loop. Each of its 602
+    // messages is checked and hashed about once.
+    const { checkedMessages, hashedMessages } = promptCaches.at(-1)!.stats();
+    expect(checkedMessages).toBeGreaterThanOrEqual(602);
+    expect(checkedMessages).toBeLessThan(3 * 602);
+    expect(hashedMessages).toBeLessThan(3 * 602);
+
     // The first file was compacted out of the last prompt; its handle brings the original back.
     const last = inner.doGenerateCalls.at(-1)!;
     const lastText = promptText(last.prompt);
@@ -130,6 +152,27 @@ describe('precisMiddleware', () => {
       ),
     );
     expect(expanded.join('\n')).toContain(fileContents('src/module-0.ts').split('\n')[5]);
+  });
+
+  it('counts the tool schemas once when a conversation starts', async () => {
+    const accountant = createTokenAccountant();
+    const counted: string[][] = [];
+    const counting: TokenAccountant = {
+      ...accountant,
+      countTools(tools) {
+        counted.push(tools.map((tool) => tool.name));
+        return accountant.countTools(tools);
+      },
+    };
+    await generateText({
+      model: wrapLanguageModel({
+        model: fileReadingModel(0),
+        middleware: precisMiddleware({ budget: 8000, accountant: counting }),
+      }),
+      prompt: 'Read nothing.',
+      tools: { read_file: readFile },
+    });
+    expect(counted).toEqual([['read_file']]);
   });
 
   it('sends a prompt untouched while it fits', async () => {

@@ -10,12 +10,11 @@ import {
 } from '../conversation-sessions.js';
 import { createExpandTool, type ExpandToolInput } from './expand-tool.js';
 import {
-  fromLanguageModelPrompt,
   type LanguageModelPrompt,
-  promptKeys,
   toLanguageModelPrompt,
   toolDefinitionsOf,
 } from './language-model-prompt.js';
+import { createPromptKeyCache } from './prompt-key-cache.js';
 
 export type PrecisMiddlewareOptions = IntegrationOptions;
 
@@ -39,6 +38,9 @@ export interface PrecisMiddleware extends LanguageModelMiddleware {
  * model's id is looked up. A context-length error of the provider is recovered once: compacted harder, the
  * call is retried.
  *
+ * Each call's prompt is checked and hashed only past what it shares with an earlier prompt, so a step costs
+ * the messages it adds (plus a cheap comparison with the previous prompt), not a hash of the whole history.
+ *
  * @example
  * const precis = precisMiddleware({ budget: 8000 });
  * const model = wrapLanguageModel({ model: openai('gpt-4o'), middleware: precis });
@@ -51,14 +53,20 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}): PrecisM
   const sessions = createConversationSessions(checked.maxConversations);
   const sessionOfCall = new WeakMap<CallOptions, ConversationSession>();
   const { archive } = checked.managerOptions;
+  // Each call resends the whole conversation, rebuilt: only the messages not seen before are checked and hashed.
+  const prompts = createPromptKeyCache({ maxPrompts: checked.maxConversations });
 
   async function transformParams({ params, model }: { params: CallOptions; model: WrappedModel }) {
-    const messages = fromLanguageModelPrompt(params.prompt);
+    // The same check as `fromLanguageModelPrompt(params.prompt)`, with the keys of the messages.
+    const { messages, keys } = prompts.read(params.prompt);
     const tools = toolDefinitionsOf(params.tools);
-    const session = sessions.resolve(promptKeys(messages), messages, (initial) =>
-      createManager(checked, checked.window ?? { model: model.modelId }, initial, tools),
-    );
-    session.manager.setTools(tools);
+    let created = false;
+    const session = sessions.resolve(keys, messages, (initial) => {
+      created = true;
+      return createManager(checked, checked.window ?? { model: model.modelId }, initial, tools);
+    });
+    // A new manager was given the tools (and counted them) when it was created.
+    if (!created) session.manager.setTools(tools);
     const compacted = await messagesWithinCeiling(checked, session.manager);
     const transformed: CallOptions =
       session.manager.stats().compactions === 0

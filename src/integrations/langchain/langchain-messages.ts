@@ -80,6 +80,57 @@ function assistantContentOf(message: AIMessage, index: number): AssistantContent
 }
 
 /**
+ * One LangChain message as a precis message (see `fromLangChainMessages`). `toolNameOf` gives the tool name of
+ * an earlier tool call by its id: a tool message without a `name` takes its call's.
+ * @throws InvalidMessageError naming `index` and the field when the message cannot be converted
+ */
+export function fromLangChainMessage(
+  message: BaseMessage,
+  index: number,
+  toolNameOf: (toolCallId: string) => string | undefined,
+): Message {
+  const id = typeof message?.id === 'string' && message.id !== '' ? { id: message.id } : {};
+  if (SystemMessage.isInstance(message)) return { role: 'system', content: textOf(message.content), ...id };
+  if (HumanMessage.isInstance(message))
+    return { role: 'user', content: userContentOf(message.content), ...id };
+  if (AIMessage.isInstance(message))
+    return { role: 'assistant', content: assistantContentOf(message, index), ...id };
+  if (ToolMessage.isInstance(message)) {
+    const toolCallId = message.tool_call_id;
+    if (typeof toolCallId !== 'string' || toolCallId === '')
+      throw new InvalidMessageError('a tool message needs the tool_call_id it answers', {
+        index,
+        path: 'tool_call_id',
+      });
+    const value = textOf(message.content);
+    return {
+      role: 'tool',
+      content: [
+        {
+          type: 'tool-result',
+          toolCallId,
+          toolName: message.name ?? toolNameOf(toolCallId) ?? unknownToolName,
+          output: { type: message.status === 'error' ? 'error-text' : 'text', value },
+        },
+      ],
+      ...id,
+    };
+  }
+  const type = isRecord(message) && typeof message.type === 'string' ? message.type : typeof message;
+  throw new InvalidMessageError(`expected a system, human, ai or tool message, got ${JSON.stringify(type)}`, {
+    index,
+    path: 'type',
+  });
+}
+
+/** Records the tool calls of a converted message under their ids, for the tool messages that answer them. */
+export function recordToolNames(message: Message, toolNames: Map<string, string>): void {
+  if (message.role !== 'assistant' || typeof message.content === 'string') return;
+  for (const part of message.content)
+    if (part.type === 'tool-call') toolNames.set(part.toolCallId, part.toolName);
+}
+
+/**
  * LangChain messages as precis messages, one for one and in order: a message's id becomes the precis id,
  * tool calls keep their ids (`tool_calls[].id` → `toolCallId`, `tool_call_id` → the result's `toolCallId`),
  * a tool message with `status: 'error'` becomes an error result. Text, images and reasoning are carried;
@@ -91,42 +142,9 @@ export function fromLangChainMessages(messages: readonly BaseMessage[]): Message
     throw new InvalidMessageError('expected an array of LangChain messages', { path: '' });
   const toolNames = new Map<string, string>();
   return messages.map((message, index): Message => {
-    const id = typeof message?.id === 'string' && message.id !== '' ? { id: message.id } : {};
-    if (SystemMessage.isInstance(message)) return { role: 'system', content: textOf(message.content), ...id };
-    if (HumanMessage.isInstance(message))
-      return { role: 'user', content: userContentOf(message.content), ...id };
-    if (AIMessage.isInstance(message)) {
-      const content = assistantContentOf(message, index);
-      for (const part of content)
-        if (part.type === 'tool-call') toolNames.set(part.toolCallId, part.toolName);
-      return { role: 'assistant', content, ...id };
-    }
-    if (ToolMessage.isInstance(message)) {
-      const toolCallId = message.tool_call_id;
-      if (typeof toolCallId !== 'string' || toolCallId === '')
-        throw new InvalidMessageError('a tool message needs the tool_call_id it answers', {
-          index,
-          path: 'tool_call_id',
-        });
-      const value = textOf(message.content);
-      return {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId,
-            toolName: message.name ?? toolNames.get(toolCallId) ?? unknownToolName,
-            output: { type: message.status === 'error' ? 'error-text' : 'text', value },
-          },
-        ],
-        ...id,
-      };
-    }
-    const type = isRecord(message) && typeof message.type === 'string' ? message.type : typeof message;
-    throw new InvalidMessageError(
-      `expected a system, human, ai or tool message, got ${JSON.stringify(type)}`,
-      { index, path: 'type' },
-    );
+    const converted = fromLangChainMessage(message, index, (toolCallId) => toolNames.get(toolCallId));
+    recordToolNames(converted, toolNames);
+    return converted;
   });
 }
 

@@ -2,17 +2,32 @@ import { AIMessage, type BaseMessage, HumanMessage } from '@langchain/core/messa
 import { fakeModel } from '@langchain/core/testing';
 import { tool } from '@langchain/core/tools';
 import { createAgent } from 'langchain';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { expandTool } from '../../archive/expand.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
 import type { ToolDefinition } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import type { Strategy } from '../../strategies/strategy.js';
-import { createTokenAccountant } from '../../tokens/index.js';
+import { createTokenAccountant, type TokenAccountant } from '../../tokens/index.js';
 import type { ContextManagerEvent } from '../conversation-sessions.js';
 import { createExpandTool } from './expand-tool.js';
+import type { LangChainMessageCache } from './langchain-message-cache.js';
 import { fromLangChainMessages } from './langchain-messages.js';
 import { precisMiddleware } from './precis-middleware.js';
+
+// The real cache, kept at hand to read how much converting and hashing the middleware did.
+const { messageCaches } = vi.hoisted(() => ({ messageCaches: [] as LangChainMessageCache[] }));
+vi.mock('./langchain-message-cache.js', async (importOriginal) => {
+  const original = await importOriginal<typeof import('./langchain-message-cache.js')>();
+  return {
+    ...original,
+    createLangChainMessageCache: () => {
+      const cache = original.createLangChainMessageCache();
+      messageCaches.push(cache);
+      return cache;
+    },
+  };
+});
 
 const readFileSchema = {
   type: 'object' as const,
@@ -93,6 +108,12 @@ describe('precisMiddleware for createAgent', () => {
     // The agent's state itself was compacted (committed), the task kept.
     expect(result.messages.length).toBeLessThan(100);
     expect(result.messages.some((message) => message.text === task)).toBe(true);
+    // Each of the 401 messages of the loop is converted and hashed about once; the messages of each committed
+    // compaction are new objects, converted once too.
+    const { convertedMessages, hashedMessages } = messageCaches.at(-1)!.stats();
+    expect(convertedMessages).toBeGreaterThanOrEqual(401);
+    expect(convertedMessages).toBeLessThan(3 * 401);
+    expect(hashedMessages).toBeLessThan(3 * 401);
 
     // A handle in the last request brings back the first file.
     const lastText = JSON.stringify(model.calls.at(-1)!.messages.map((message) => message.content));
@@ -103,6 +124,43 @@ describe('precisMiddleware for createAgent', () => {
     const firstFileLine = fileContents('src/module-0.ts').split('\n')[5]!;
     expect(lastText).not.toContain(firstFileLine);
     expect(originals.join('\n')).toContain(firstFileLine);
+  });
+
+  it('converts and hashes each message once over a 200-step agent loop, not the whole history per step', async () => {
+    const model = fileReadingModel(200);
+    const middleware = precisMiddleware({ budget: 1_000_000 });
+    const agent = createAgent({ model, tools: [readFile], systemPrompt, middleware: [middleware] });
+    const result = await agent.invoke({ messages: [new HumanMessage(task)] }, { recursionLimit: 2000 });
+    expect(model.calls).toHaveLength(201);
+    // Nothing compacted: the history grows to 401 messages; converting it whole at every step would convert
+    // 40,401 messages.
+    const fullConversions = model.calls.reduce((sum, call) => sum + call.messages.length - 1, 0);
+    expect(fullConversions).toBe(40_401);
+    expect(result.messages).toHaveLength(402);
+    const { convertedMessages, hashedMessages } = messageCaches.at(-1)!.stats();
+    expect(convertedMessages).toBeGreaterThanOrEqual(401);
+    expect(convertedMessages).toBeLessThan(3 * 401);
+    expect(hashedMessages).toBeLessThan(3 * 401);
+  });
+
+  it('counts the tool schemas once when a conversation starts', async () => {
+    const accountant = createTokenAccountant();
+    const counted: string[][] = [];
+    const counting: TokenAccountant = {
+      ...accountant,
+      countTools(tools) {
+        counted.push(tools.map((tool) => tool.name));
+        return accountant.countTools(tools);
+      },
+    };
+    const middleware = precisMiddleware({ budget: 8000, accountant: counting });
+    const model = fakeModel().respond(new AIMessage('first')).respond(new AIMessage('second'));
+    const agent = createAgent({ model, tools: [readFile], middleware: [middleware] });
+    // The first call teaches the middleware the tools; the second conversation starts with them.
+    await agent.invoke({ messages: [new HumanMessage('one')] });
+    expect(counted).toEqual([]);
+    await agent.invoke({ messages: [new HumanMessage('two')] });
+    expect(counted).toEqual([['read_file', 'expand_context']]);
   });
 
   it('gives the agent the expand tool', async () => {

@@ -5,7 +5,6 @@ import type { ContextManager } from '../../engine/context-manager.js';
 import { parseOverflowError } from '../../engine/overflow-errors.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { isRecord } from '../../internal/json-shapes.js';
-import { assignIds, messageContentHash } from '../../messages/ids.js';
 import type { IdentifiedMessage, JSONValue, Message, ToolDefinition } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import {
@@ -18,7 +17,8 @@ import {
   messagesWithinCeiling,
 } from '../conversation-sessions.js';
 import { createExpandTool } from './expand-tool.js';
-import { fromLangChainMessages, toLangChainMessages } from './langchain-messages.js';
+import { createLangChainMessageCache } from './langchain-message-cache.js';
+import { toLangChainMessages } from './langchain-messages.js';
 
 export type PrecisMiddlewareOptions = IntegrationOptions;
 
@@ -37,10 +37,16 @@ interface CallShape {
 interface SessionState {
   /** `manager.stats().compactions` when the agent's state last matched the manager. */
   committedCompactions: number;
-  /** The agent's message objects by precis id, with the hash of their conversion: reused while unchanged. */
-  originals: Map<string, { message: BaseMessage; hash: string }>;
+  /** The agent's message objects by precis id, with the content hash of their conversion: reused while unchanged. */
+  originals: Map<string, Original>;
   /** The leading keys that stand for the system prompt (none or one). */
   systemKeys: string[];
+}
+
+interface Original {
+  message: BaseMessage;
+  /** The content hash of its conversion. */
+  hash: string;
 }
 
 function toolDefinitionOf(tool: unknown): ToolDefinition {
@@ -74,6 +80,10 @@ function modelIdOf(model: unknown): string | undefined {
  * first model call shows it (the first call is then not compacted). The system prompt and tool schemas are
  * counted off the window as the model calls show them.
  *
+ * Each message object of the agent's state is converted and hashed once, so a step costs the messages it
+ * adds, not the whole history: treat messages as immutable, as LangGraph does (replace a message rather than
+ * edit its content blocks in place).
+ *
  * @example
  * const agent = createAgent({ model, tools, middleware: [precisMiddleware({ model: 'gpt-4o' })] });
  *
@@ -87,6 +97,30 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
   const states = new WeakMap<ConversationSession, SessionState>();
   const { archive } = checked.managerOptions;
   let shape: CallShape = { systemPrompt: '', tools: [], modelId: undefined };
+  // The agent's history comes whole before every call: each message object is converted and hashed once.
+  const cache = createLangChainMessageCache();
+  /** The system prompt as a message, made again only when the prompt changes (its hash is then remembered). */
+  let systemMessage: IdentifiedMessage | undefined;
+  // Each tool's definition once, not a schema conversion per call: the manager's token count then hits its cache.
+  const definitions = new WeakMap<object, { fields: unknown[]; definition: ToolDefinition }>();
+
+  function toolDefinitionsOf(tools: readonly unknown[]): ToolDefinition[] {
+    return tools.map((tool) => {
+      if (!isRecord(tool)) return toolDefinitionOf(tool);
+      const fields = [tool.name, tool.description, tool.schema];
+      const known = definitions.get(tool);
+      if (known?.fields.every((field, index) => field === fields[index])) return known.definition;
+      const definition = toolDefinitionOf(tool);
+      definitions.set(tool, { fields, definition });
+      return definition;
+    });
+  }
+
+  function systemMessageOf(prompt: string): IdentifiedMessage {
+    if (systemMessage?.content !== prompt)
+      systemMessage = { role: 'system', content: prompt, id: systemPromptId, metadata: { pinned: true } };
+    return systemMessage;
+  }
 
   function warn(manager: ContextManager | undefined, message: string): void {
     emitWarning(checked, manager, 'compaction-skipped', message);
@@ -96,28 +130,37 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
   function sessionOf(agentMessages: readonly BaseMessage[]): ConversationSession | undefined {
     const window = checked.window ?? (shape.modelId === undefined ? undefined : { model: shape.modelId });
     if (window === undefined) return undefined;
-    const converted = assignIds(fromLangChainMessages(agentMessages));
-    const system: IdentifiedMessage[] =
-      shape.systemPrompt === ''
-        ? []
-        : [{ role: 'system', content: shape.systemPrompt, id: systemPromptId, metadata: { pinned: true } }];
+    const { messages: converted, hashes } = cache.convert(agentMessages);
+    const system = shape.systemPrompt === '' ? [] : [systemMessageOf(shape.systemPrompt)];
     // The system prompt's hash leads the keys (aligned with the messages): a different prompt is a different
     // conversation.
-    const systemKeys = system.map(messageContentHash);
+    const systemKeys = system.map(cache.hash);
     const keys = [...systemKeys, ...converted.map((message) => message.id)];
-    const session = sessions.resolve(keys, [...system, ...converted], (initial) =>
-      createManager(checked, window, initial, shape.tools),
-    );
+    let created = false;
+    const session = sessions.resolve(keys, [...system, ...converted], (initial) => {
+      created = true;
+      return createManager(checked, window, initial, shape.tools);
+    });
     let state = states.get(session);
     if (state === undefined) {
       state = { committedCompactions: session.manager.stats().compactions, originals: new Map(), systemKeys };
       states.set(session, state);
     }
-    converted.forEach((message, index) => {
-      state.originals.set(message.id, { message: agentMessages[index]!, hash: messageContentHash(message) });
-    });
-    session.manager.setTools(shape.tools);
+    remember(state, agentMessages, converted, hashes);
+    // A new manager was given the tools (and counted them) when it was created.
+    if (!created) session.manager.setTools(shape.tools);
     return session;
+  }
+
+  function remember(
+    state: SessionState,
+    agentMessages: readonly BaseMessage[],
+    converted: readonly IdentifiedMessage[],
+    hashes: readonly string[],
+  ): void {
+    converted.forEach((message, index) => {
+      state.originals.set(message.id, { message: agentMessages[index]!, hash: hashes[index]! });
+    });
   }
 
   /** The manager's messages for the agent: the agent's own objects where unchanged, converted ones elsewhere. */
@@ -129,7 +172,8 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
     return messages.flatMap((message) => {
       if (message.id === systemPromptId) return [];
       const original = originals.get(message.id);
-      if (original !== undefined && original.hash === messageContentHash(message)) return [original.message];
+      // Hashes are remembered by object: a message the manager still holds as it was given costs no hashing.
+      if (original !== undefined && original.hash === cache.hash(message)) return [original.message];
       return toLangChainMessages([message]);
     });
   }
@@ -150,10 +194,8 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
     const next = agentMessagesOf(session, messages);
     state.committedCompactions = session.manager.stats().compactions;
     state.originals = new Map();
-    const converted = assignIds(fromLangChainMessages(next));
-    converted.forEach((message, index) => {
-      state.originals.set(message.id, { message: next[index]!, hash: messageContentHash(message) });
-    });
+    const { messages: converted, hashes } = cache.convert(next);
+    remember(state, next, converted, hashes);
     session.keys = [...state.systemKeys, ...converted.map((message) => message.id)];
     return { messages: [new RemoveMessage({ id: removeAllMessages }), ...next] };
   }
@@ -186,7 +228,7 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
     wrapModelCall: async (request, handler) => {
       shape = {
         systemPrompt: request.systemPrompt ?? '',
-        tools: (request.tools ?? []).map(toolDefinitionOf),
+        tools: toolDefinitionsOf(request.tools ?? []),
         modelId: modelIdOf(request.model) ?? shape.modelId,
       };
       try {
