@@ -745,8 +745,9 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     }
   }
 
-  append(options.messages === undefined ? [] : options.messages);
+  // Tools first: the first usage check (and any warning it fires) counts their schemas too.
   if (options.tools !== undefined) setTools(options.tools);
+  append(options.messages === undefined ? [] : options.messages);
   if (effectiveWindow() <= 0)
     throw new InvalidArgumentError(
       'contextWindow',
