@@ -1,8 +1,9 @@
 // Scaling of the transcript importers (and two text helpers) on the large and pathological inputs their
-// unit tests read. The tests check what comes out; the speed is measured here, because a timed unit test
-// fails on a busy shared machine. Each input is built at scale 1 (the unit test's size) and at scale 2: a
-// linear parser takes about 2x as long on the doubled input, a quadratic one about 4x. "old bound ms" is the
-// wall-time limit the unit test used to assert, for reference only.
+// unit tests read; the importers' inputs come from inputs/importer-inputs.mjs, which the tests import too.
+// The tests check what comes out; the speed is measured here, because a timed unit test fails on a busy
+// shared machine. Each input is built at scale 1 (the unit test's size) and at scale 2: a linear parser
+// takes about 2x as long on the doubled input, a quadratic one about 4x. "old bound ms" is the wall-time
+// limit the unit test used to assert, for reference only.
 
 import { referencesIn } from '../dist/ledger/references.js';
 import { aiderImporter } from '../dist/transcripts/aider/aider-importer.js';
@@ -16,219 +17,22 @@ import { trimBlankLines } from '../dist/transcripts/specstory/fence-scanner.js';
 import { specStoryImporter } from '../dist/transcripts/specstory/specstory-importer.js';
 import { sweAgentImporter } from '../dist/transcripts/swe-agent/swe-agent-importer.js';
 import { createImportContext } from '../dist/transcripts/transcript-importer.js';
+import {
+  aiderLarge,
+  aiderPathological,
+  claudeCodeLarge,
+  codexLarge,
+  gptmeLarge,
+  miniSweAgentLarge,
+  openHandsLarge,
+  providerJsonLarge,
+  specStoryLarge,
+  specStoryPathological,
+  sweAgentLarge,
+} from './inputs/importer-inputs.mjs';
 
 const parse = (importer) => (text) =>
   importer.parse(text, createImportContext()).conversation.messages.length;
-
-function aiderLarge(scale) {
-  const parts = [];
-  for (let session = 0; session < 300 * scale; session++) {
-    parts.push(
-      `# aider chat started at 2024-01-01 00:${String(session % 60).padStart(2, '0')}:00`,
-      '',
-      '> Aider v0.1  ',
-      '',
-    );
-    for (let turn = 0; turn < 10; turn++) {
-      parts.push(
-        `#### change ${turn}  `,
-        '> 1 prompt tokens, 1 completion tokens, $0 cost  ',
-        '',
-        'Here:',
-        '',
-      );
-      parts.push(
-        'f.py',
-        '```python',
-        '<<<<<<< SEARCH',
-        `a = ${turn}`,
-        '=======',
-        `a = ${turn + 1}`,
-        '>>>>>>> REPLACE',
-        '```',
-        '',
-      );
-      parts.push('> Applied edit to f.py  ', '');
-    }
-  }
-  parts.push('#### dump  ', '', '```', 'y'.repeat(1_500_000 * scale), '```', '');
-  return parts.join('\n');
-}
-
-const aiderPathological = (scale) =>
-  `#### go  \n\n${'```\n<<<<<<< SEARCH\n<think>\n► **THINKING**\n<thinking-content-ab>\n> half\n'.repeat(15_000 * scale)}`;
-
-function claudeCodeLarge(scale) {
-  const record = (fields) =>
-    JSON.stringify({
-      parentUuid: null,
-      isSidechain: false,
-      userType: 'external',
-      cwd: '/tmp/project',
-      sessionId: 'session-1',
-      version: '1.0.0',
-      gitBranch: 'main',
-      timestamp: '2025-01-01T00:00:00.000Z',
-      ...fields,
-    });
-  const lines = [record({ type: 'user', uuid: 'u0', message: { role: 'user', content: 'start' } })];
-  for (let index = 1; index <= 5000 * scale; index++) {
-    lines.push(
-      record({
-        type: 'assistant',
-        uuid: `a${index}`,
-        message: {
-          id: `msg_${index}`,
-          type: 'message',
-          role: 'assistant',
-          model: 'claude-test',
-          content: [
-            { type: 'tool_use', id: `toolu_${index}`, name: 'Read', input: { file_path: `/f${index}` } },
-          ],
-        },
-      }),
-      record({
-        type: 'user',
-        uuid: `r${index}`,
-        message: {
-          role: 'user',
-          content: [
-            {
-              type: 'tool_result',
-              tool_use_id: `toolu_${index}`,
-              content: index === 1 ? 'y'.repeat(2_000_000 * scale) : 'ok',
-            },
-          ],
-        },
-      }),
-    );
-  }
-  return lines.join('\n');
-}
-
-function codexLarge(scale) {
-  const envelope = (payload) =>
-    JSON.stringify({ timestamp: '2025-10-03T10:00:00.000Z', type: 'response_item', payload });
-  const lines = [
-    JSON.stringify({ timestamp: '2025-10-03T10:00:00.000Z', type: 'session_meta', payload: { id: 'big' } }),
-  ];
-  for (let turn = 0; turn < 3000 * scale; turn++) {
-    lines.push(
-      envelope({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `step ${turn}` }] }),
-      envelope({
-        type: 'function_call',
-        name: 'shell',
-        arguments: '{"command":["ls"]}',
-        call_id: `c${turn}`,
-      }),
-      envelope({ type: 'function_call_output', call_id: `c${turn}`, output: 'a.txt\nb.txt' }),
-    );
-  }
-  lines.push(
-    envelope({
-      type: 'function_call',
-      name: 'shell',
-      arguments: '{"command":["cat","big"]}',
-      call_id: 'big',
-    }),
-    envelope({
-      type: 'function_call_output',
-      call_id: 'big',
-      output: JSON.stringify({ output: 'x'.repeat(2_000_000 * scale) }),
-    }),
-  );
-  return lines.join('\n');
-}
-
-function gptmeLarge(scale) {
-  const line = (fields) => JSON.stringify({ timestamp: '2025-01-01T10:00:00.000000', ...fields });
-  const lines = [line({ role: 'user', content: 'dump' })];
-  for (let turn = 0; turn < 2000 * scale; turn++) {
-    lines.push(line({ role: 'assistant', content: `step ${turn}\n\`\`\`shell\necho ${turn}\n\`\`\`` }));
-    lines.push(line({ role: 'system', content: `Ran command: \`echo ${turn}\`` }));
-  }
-  lines.push(line({ role: 'assistant', content: '```text\nsome output line\n```\n'.repeat(50_000 * scale) }));
-  return lines.join('\n');
-}
-
-function miniSweAgentLarge(scale) {
-  const huge = 'x'.repeat(3_000_000 * scale);
-  const messages = [
-    { role: 'user', content: 'task' },
-    { role: 'assistant', content: '```bash\n'.repeat(200_000 * scale) },
-    { role: 'user', content: 'Please always provide EXACTLY ONE action' },
-    { role: 'assistant', content: `THOUGHT ${huge}\n\n\`\`\`bash\ncat big\n\`\`\`` },
-    { role: 'user', content: `<returncode>0</returncode>\n<output>\n${huge}\n</output>` },
-  ];
-  return JSON.stringify({ info: {}, messages, trajectory_format: 'mini-swe-agent-1' });
-}
-
-function openHandsLarge(scale) {
-  const big = 'z\n'.repeat(1_000_000 * scale);
-  const messages = [
-    { role: 'system', content: 'You are OpenHands agent, a helpful AI assistant.' },
-    { role: 'user', content: 'task' },
-    {
-      role: 'assistant',
-      content: `Write it.\n<function=str_replace_editor>\n<parameter=command>create</parameter>\n<parameter=file_text>${big}</parameter>\n</function>`,
-    },
-    { role: 'user', content: `EXECUTION RESULT of [str_replace_editor]:\n${big}` },
-    { role: 'user', content: 'next' },
-    {
-      role: 'assistant',
-      content: `<function=f>\n${'<parameter=a>'.repeat(200_000 * scale)}</function>${'</parameter>'.repeat(1000 * scale)}`,
-    },
-  ];
-  return JSON.stringify({ messages });
-}
-
-function providerJsonLarge(scale) {
-  const messages = [];
-  for (let turn = 0; turn < 5000 * scale; turn++) {
-    messages.push(
-      { role: 'user', content: `question ${turn}` },
-      { role: 'assistant', content: `answer ${turn}` },
-    );
-  }
-  messages.push({ role: 'user', content: 'y'.repeat(2_000_000 * scale) });
-  return JSON.stringify({ model: 'gpt-4o', messages });
-}
-
-function specStoryLarge(scale) {
-  const segments = ['_**User**_', '', 'go', '', '---', '', '_**Assistant**_', ''];
-  for (let index = 0; index < 4000 * scale; index++) {
-    segments.push(
-      `Step ${index}`,
-      '',
-      '---',
-      '',
-      '```bash',
-      `echo ${index}`,
-      '```',
-      '',
-      '```',
-      `out ${index}`,
-      '```',
-      '',
-      '---',
-      '',
-    );
-  }
-  segments.push('```', 'x'.repeat(1_500_000 * scale), '```');
-  return segments.join('\n');
-}
-
-const specStoryPathological = (scale) =>
-  `_**User**_\n\nhi\n\n---\n\n_**Assistant**_\n\n${'```\n<think>\n<details>\n<tool-use x>\n'.repeat(20_000 * scale)}`;
-
-function sweAgentLarge(scale) {
-  const history = [
-    { role: 'user', content: 'task' },
-    { role: 'assistant', content: `${'```\n'.repeat(100_000 * scale)}then\n\`\`\`\ncat big\n\`\`\`` },
-    { role: 'user', content: 'y'.repeat(2_000_000 * scale) },
-  ];
-  return JSON.stringify({ environment: 'swe_main', trajectory: [], history, info: {} });
-}
 
 const cases = [
   {

@@ -6,21 +6,12 @@ import { validateMessages } from '../../messages/validate/index.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import { compactStep } from './compact-step.js';
 import { fromLanguageModelPrompt, toolDefinitionsOf } from './language-model-prompt.js';
-import type { PromptKeyCache } from './prompt-key-cache.js';
+import { promptCaches } from './prompt-key-cache.test-support.js';
 
 // The real cache, kept at hand to read how much checking and hashing the integration did.
-const { promptCaches } = vi.hoisted(() => ({ promptCaches: [] as PromptKeyCache[] }));
-vi.mock('./prompt-key-cache.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('./prompt-key-cache.js')>();
-  return {
-    ...original,
-    createPromptKeyCache: (...options: Parameters<typeof original.createPromptKeyCache>) => {
-      const cache = original.createPromptKeyCache(...options);
-      promptCaches.push(cache);
-      return cache;
-    },
-  };
-});
+vi.mock('./prompt-key-cache.js', async (importOriginal) =>
+  (await import('./prompt-key-cache.test-support.js')).recordingPromptKeyCacheModule(importOriginal),
+);
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 

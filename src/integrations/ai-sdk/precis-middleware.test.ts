@@ -3,29 +3,21 @@ import { MockLanguageModelV3 } from 'ai/test';
 import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError, InvalidMessageError, UnknownModelError } from '../../errors/index.js';
 import { validateMessages } from '../../messages/validate/index.js';
-import { createTokenAccountant, type TokenAccountant } from '../../tokens/index.js';
+import { createTokenAccountant } from '../../tokens/index.js';
 import type { ContextManagerEvent } from '../conversation-sessions.js';
+import { toolCountingAccountant } from '../integrations.test-support.js';
 import {
   fromLanguageModelPrompt,
   type LanguageModelPrompt,
   toolDefinitionsOf,
 } from './language-model-prompt.js';
 import { precisMiddleware } from './precis-middleware.js';
-import type { PromptKeyCache } from './prompt-key-cache.js';
+import { promptCaches } from './prompt-key-cache.test-support.js';
 
 // The real cache, kept at hand to read how much checking and hashing the integration did.
-const { promptCaches } = vi.hoisted(() => ({ promptCaches: [] as PromptKeyCache[] }));
-vi.mock('./prompt-key-cache.js', async (importOriginal) => {
-  const original = await importOriginal<typeof import('./prompt-key-cache.js')>();
-  return {
-    ...original,
-    createPromptKeyCache: (...options: Parameters<typeof original.createPromptKeyCache>) => {
-      const cache = original.createPromptKeyCache(...options);
-      promptCaches.push(cache);
-      return cache;
-    },
-  };
-});
+vi.mock('./prompt-key-cache.js', async (importOriginal) =>
+  (await import('./prompt-key-cache.test-support.js')).recordingPromptKeyCacheModule(importOriginal),
+);
 
 type GenerateResult = Awaited<ReturnType<MockLanguageModelV3['doGenerate']>>;
 type CallOptions = MockLanguageModelV3['doGenerateCalls'][number];
@@ -155,15 +147,7 @@ describe('precisMiddleware', () => {
   });
 
   it('counts the tool schemas once when a conversation starts', async () => {
-    const accountant = createTokenAccountant();
-    const counted: string[][] = [];
-    const counting: TokenAccountant = {
-      ...accountant,
-      countTools(tools) {
-        counted.push(tools.map((tool) => tool.name));
-        return accountant.countTools(tools);
-      },
-    };
+    const { accountant: counting, counted } = toolCountingAccountant();
     await generateText({
       model: wrapLanguageModel({
         model: fileReadingModel(0),

@@ -8,8 +8,9 @@ import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js
 import type { ToolDefinition } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import type { Strategy } from '../../strategies/strategy.js';
-import { createTokenAccountant, type TokenAccountant } from '../../tokens/index.js';
+import { createTokenAccountant } from '../../tokens/index.js';
 import type { ContextManagerEvent } from '../conversation-sessions.js';
+import { toolCountingAccountant } from '../integrations.test-support.js';
 import { createExpandTool } from './expand-tool.js';
 import type { LangChainMessageCache } from './langchain-message-cache.js';
 import { fromLangChainMessages } from './langchain-messages.js';
@@ -144,15 +145,7 @@ describe('precisMiddleware for createAgent', () => {
   });
 
   it('counts the tool schemas once when a conversation starts', async () => {
-    const accountant = createTokenAccountant();
-    const counted: string[][] = [];
-    const counting: TokenAccountant = {
-      ...accountant,
-      countTools(tools) {
-        counted.push(tools.map((tool) => tool.name));
-        return accountant.countTools(tools);
-      },
-    };
+    const { accountant: counting, counted } = toolCountingAccountant();
     const middleware = precisMiddleware({ budget: 8000, accountant: counting });
     const model = fakeModel().respond(new AIMessage('first')).respond(new AIMessage('second'));
     const agent = createAgent({ model, tools: [readFile], middleware: [middleware] });

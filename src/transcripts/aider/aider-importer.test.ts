@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { aiderLarge, aiderPathological, aiderUnclosedBlock } from '../../../bench/inputs/importer-inputs.mjs';
 import {
   expectStatsAddUp,
   expectValidWithoutRepairs,
@@ -456,51 +457,20 @@ describe('aiderImporter.parse, robustness', () => {
     );
   });
 
-  // Speed on these inputs is measured in bench/importers.bench.mjs; here, what comes out of them.
+  // These inputs are shared with bench/importers.bench.mjs, which measures their speed; here, what comes out
+  // of them.
   it('reads large files and pathological ones without losing text', () => {
-    const parts: string[] = [];
-    for (let session = 0; session < 300; session++) {
-      parts.push(
-        `# aider chat started at 2024-01-01 00:${String(session % 60).padStart(2, '0')}:00`,
-        '',
-        '> Aider v0.1  ',
-        '',
-      );
-      for (let turn = 0; turn < 10; turn++) {
-        parts.push(
-          `#### change ${turn}  `,
-          '> 1 prompt tokens, 1 completion tokens, $0 cost  ',
-          '',
-          'Here:',
-          '',
-        );
-        parts.push(
-          'f.py',
-          '```python',
-          '<<<<<<< SEARCH',
-          `a = ${turn}`,
-          '=======',
-          `a = ${turn + 1}`,
-          '>>>>>>> REPLACE',
-          '```',
-          '',
-        );
-        parts.push('> Applied edit to f.py  ', '');
-      }
-    }
-    parts.push('#### dump  ', '', '```', 'y'.repeat(1_500_000), '```', '');
-    const { messages, context } = importText(parts.join('\n'));
+    const { messages, context } = importText(aiderLarge());
     expect(calls(messages)).toHaveLength(3000);
     expect(messages.at(-1)!.role).toBe('assistant');
     expect(messageText(messages.at(-1)!)).toBe(`\`\`\`\n${'y'.repeat(1_500_000)}\n\`\`\``);
     expect(context.warnings).toEqual([]);
 
     // Every block is unclosed: all of it stays the assistant's text, with one warning per block.
-    const block = '```\n<<<<<<< SEARCH\n<think>\n► **THINKING**\n<thinking-content-ab>\n> half\n';
-    const nasty = importText(`#### go  \n\n${block.repeat(15_000)}`);
+    const nasty = importText(aiderPathological());
     expect(nasty.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(calls(nasty.messages)).toEqual([]);
-    expect(messageText(nasty.messages[1]!)).toBe(block.repeat(15_000).trimEnd());
+    expect(messageText(nasty.messages[1]!)).toBe(aiderUnclosedBlock.repeat(15_000).trimEnd());
     expect(nasty.context.warnings).toHaveLength(15_000);
   });
 });

@@ -3,6 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { claudeCodeLarge, claudeCodeRecord } from '../../../bench/inputs/importer-inputs.mjs';
 import { expectValidForOpenAI, importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
@@ -35,25 +36,10 @@ function expectAllCounted(stats: ImportStats): void {
 
 const roles = (messages: readonly Message[]) => messages.map((message) => message.role);
 
-/** One JSONL line of a Claude Code record with the envelope fields the real files carry. */
-function line(fields: Record<string, unknown>): string {
-  return JSON.stringify({
-    parentUuid: null,
-    isSidechain: false,
-    userType: 'external',
-    cwd: '/tmp/project',
-    sessionId: 'session-1',
-    version: '1.0.0',
-    gitBranch: 'main',
-    timestamp: '2025-01-01T00:00:00.000Z',
-    ...fields,
-  });
-}
-
 const userLine = (uuid: string, content: unknown, fields: Record<string, unknown> = {}) =>
-  line({ type: 'user', uuid, message: { role: 'user', content }, ...fields });
+  claudeCodeRecord({ type: 'user', uuid, message: { role: 'user', content }, ...fields });
 const assistantLine = (uuid: string, id: string, block: unknown, fields: Record<string, unknown> = {}) =>
-  line({
+  claudeCodeRecord({
     type: 'assistant',
     uuid,
     message: { id, type: 'message', role: 'assistant', model: 'claude-test', content: [block] },
@@ -515,27 +501,9 @@ describe('claudeCodeImporter.parse: malformed input', () => {
     expect(context.stats.skipped).toEqual({ empty: 3 });
   });
 
-  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  // This input is shared with bench/importers.bench.mjs, which measures its speed; here, what comes out of it.
   it('reads a big session with a 2 MB tool result', () => {
-    const lines = [userLine('u0', 'start')];
-    for (let index = 1; index <= 5000; index++) {
-      lines.push(
-        assistantLine(`a${index}`, `msg_${index}`, {
-          type: 'tool_use',
-          id: `toolu_${index}`,
-          name: 'Read',
-          input: { file_path: `/f${index}` },
-        }),
-        userLine(`r${index}`, [
-          {
-            type: 'tool_result',
-            tool_use_id: `toolu_${index}`,
-            content: index === 1 ? 'y'.repeat(2_000_000) : 'ok',
-          },
-        ]),
-      );
-    }
-    const { messages } = importText(lines.join('\n'));
+    const { messages } = importText(claudeCodeLarge());
     expect(messages).toHaveLength(10_001);
     expect(messageText(messages[2]!)).toBe('y'.repeat(2_000_000));
     expectValidForOpenAI(messages);
@@ -577,7 +545,9 @@ describe('claudeCodeImporter.parse: property', () => {
     steps.forEach((current, index) => {
       const token = `token-${index}`;
       if (current.kind === 'system') {
-        lines.push(line({ type: 'system', uuid: `s${index}`, content: 'hook ran', level: 'info' }));
+        lines.push(
+          claudeCodeRecord({ type: 'system', uuid: `s${index}`, content: 'hook ran', level: 'info' }),
+        );
         return;
       }
       if (current.kind === 'garbage') {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { codexLarge } from '../../../bench/inputs/importer-inputs.mjs';
 import { importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
@@ -442,40 +443,9 @@ describe('codexImporter.parse: records out of place', () => {
 });
 
 describe('codexImporter.parse: large files', () => {
-  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  // This input is shared with bench/importers.bench.mjs, which measures its speed; here, what comes out of it.
   it('reads a long session with a 2 MB output', () => {
-    const envelope = (payload: unknown) =>
-      JSON.stringify({ timestamp: '2025-10-03T10:00:00.000Z', type: 'response_item', payload });
-    const lines = [
-      JSON.stringify({ timestamp: '2025-10-03T10:00:00.000Z', type: 'session_meta', payload: { id: 'big' } }),
-    ];
-    for (let turn = 0; turn < 3000; turn++) {
-      lines.push(
-        envelope({ type: 'message', role: 'user', content: [{ type: 'input_text', text: `step ${turn}` }] }),
-      );
-      lines.push(
-        envelope({
-          type: 'function_call',
-          name: 'shell',
-          arguments: '{"command":["ls"]}',
-          call_id: `c${turn}`,
-        }),
-      );
-      lines.push(envelope({ type: 'function_call_output', call_id: `c${turn}`, output: 'a.txt\nb.txt' }));
-    }
-    const huge = 'x'.repeat(2_000_000);
-    lines.push(
-      envelope({
-        type: 'function_call',
-        name: 'shell',
-        arguments: '{"command":["cat","big"]}',
-        call_id: 'big',
-      }),
-    );
-    lines.push(
-      envelope({ type: 'function_call_output', call_id: 'big', output: JSON.stringify({ output: huge }) }),
-    );
-    const { messages } = importText(lines.join('\n'));
+    const { messages } = importText(codexLarge());
     expect(messages).toHaveLength(3 * 3000 + 2);
     expect(messageText(messages.at(-1)!)).toHaveLength(2_000_000);
   });

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openHandsLarge } from '../../../bench/inputs/importer-inputs.mjs';
 import { expectValidForOpenAI, importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
@@ -290,23 +291,10 @@ describe('openHandsImporter.parse: abrupt ends and bad input', () => {
     expect(() => importText('{"turns": []}')).toThrowError(/"messages" array/);
   });
 
-  // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
+  // This input is shared with bench/importers.bench.mjs, which measures its speed; here, what comes out of it.
   it('reads megabyte-sized parameters and observations, and a call of unclosed parameters', () => {
     const big = 'z\n'.repeat(1_000_000);
-    const text = dump([
-      { role: 'user', content: 'task' },
-      {
-        role: 'assistant',
-        content: `Write it.\n<function=str_replace_editor>\n<parameter=command>create</parameter>\n<parameter=file_text>${big}</parameter>\n</function>`,
-      },
-      { role: 'user', content: `EXECUTION RESULT of [str_replace_editor]:\n${big}` },
-      { role: 'user', content: 'next' },
-      {
-        role: 'assistant',
-        content: `<function=f>\n${'<parameter=a>'.repeat(200_000)}</function>${'</parameter>'.repeat(1000)}`,
-      },
-    ]);
-    const { messages } = importText(text);
+    const { messages } = importText(openHandsLarge());
     expect((toolCallsOf(messages[2]!)[0]!.input as Record<string, string>).file_text).toBe(big);
     expect(resultText(messages[3]!)).toBe(`EXECUTION RESULT of [str_replace_editor]:\n${big}`);
     expect(toolCallsOf(messages[5]!).map((part) => part.toolName)).toEqual(['f']);

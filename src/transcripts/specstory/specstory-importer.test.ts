@@ -3,6 +3,11 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
+  specStoryLarge,
+  specStoryPathological,
+  specStoryUnclosedUnit,
+} from '../../../bench/inputs/importer-inputs.mjs';
+import {
   expectStatsAddUp,
   expectValidWithoutRepairs,
   importWith,
@@ -422,30 +427,10 @@ describe('specStoryImporter.parse, robustness', () => {
     );
   });
 
-  // Speed on these inputs is measured in bench/importers.bench.mjs; here, what comes out of them.
+  // These inputs are shared with bench/importers.bench.mjs, which measures their speed; here, what comes out
+  // of them.
   it('reads large files and pathological ones without losing text', () => {
-    const segments: string[] = ['_**User**_', '', 'go', '', '---', '', '_**Assistant**_', ''];
-    for (let index = 0; index < 4000; index++) {
-      segments.push(
-        `Step ${index}`,
-        '',
-        '---',
-        '',
-        '```bash',
-        `echo ${index}`,
-        '```',
-        '',
-        '```',
-        `out ${index}`,
-        '```',
-        '',
-        '---',
-        '',
-      );
-    }
-    segments.push('```', 'x'.repeat(1_500_000), '```');
-    const big = segments.join('\n');
-    const { messages, context } = importText(big);
+    const { messages, context } = importText(specStoryLarge());
     expect(calls(messages)).toHaveLength(4000);
     expect(messages.at(-1)!.role).toBe('assistant');
     expect(messageText(messages.at(-1)!)).toBe(`\`\`\`\n${'x'.repeat(1_500_000)}\n\`\`\``);
@@ -453,11 +438,10 @@ describe('specStoryImporter.parse, robustness', () => {
 
     // Nothing but the fences ever closes: all of it stays the assistant's text. The fence lines pair up, so
     // every other unit sits inside a fence and the units between warn once per unclosed tag.
-    const unit = '```\n<think>\n<details>\n<tool-use x>\n';
-    const nasty = importText(`_**User**_\n\nhi\n\n---\n\n_**Assistant**_\n\n${unit.repeat(20_000)}`);
+    const nasty = importText(specStoryPathological());
     expect(nasty.messages.map((message) => message.role)).toEqual(['user', 'assistant']);
     expect(calls(nasty.messages)).toEqual([]);
-    expect(messageText(nasty.messages[1]!)).toBe(unit.repeat(20_000).trimEnd());
+    expect(messageText(nasty.messages[1]!)).toBe(specStoryUnclosedUnit.repeat(20_000).trimEnd());
     expect(nasty.context.warnings).toHaveLength(3 * 10_000);
     expect(nasty.context.warnings.filter((warning) => !warning.message.includes('never closed'))).toEqual([]);
   });
