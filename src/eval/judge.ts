@@ -4,7 +4,7 @@ import { stableStringify } from '../internal/stable-json.js';
 import { type JsonReply, readJsonReply } from '../llm/json-output.js';
 import type { LlmClient } from '../llm/llm-client.js';
 import { isProviderError } from '../llm/provider-error.js';
-import type { JSONObject, JSONValue, Message } from '../messages/types.js';
+import type { JSONObject, Message } from '../messages/types.js';
 import { renderForProbes } from './fact-score.js';
 import type { Probe } from './probes.js';
 
