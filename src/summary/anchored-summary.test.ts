@@ -14,6 +14,8 @@ import {
   anchoredSummaryToJson,
   authoredLinesOf,
   buildAnchoredSummary,
+  countFacts,
+  createAnchoredSummaryRenderer,
   emptyAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,
@@ -114,6 +116,70 @@ describe('buildAnchoredSummary', () => {
   it('is deterministic', () => {
     expect(buildAnchoredSummary(session())).toEqual(buildAnchoredSummary(session()));
   });
+
+  it('builds the same record when it carries on from the record of the first messages', () => {
+    const messages = [
+      ...session(),
+      ...session().map((message) => ({ ...message, id: `again-${message.id}` })),
+    ];
+    for (const maxExcerptChars of [120, 400, 12_000])
+      for (let first = 0; first <= messages.length; first += 3) {
+        const previous = buildAnchoredSummary(messages.slice(0, first), { maxExcerptChars });
+        const carried = buildAnchoredSummary(messages, { maxExcerptChars, previous });
+        expect(carried).toEqual(buildAnchoredSummary(messages, { maxExcerptChars }));
+        // Its state is taken over: carrying on from it again starts over, to the same record.
+        expect(buildAnchoredSummary(messages, { maxExcerptChars, previous })).toEqual(carried);
+      }
+    // A record of other messages is no start: the record is built from scratch.
+    const other = buildAnchoredSummary(session().slice(2, 6));
+    expect(buildAnchoredSummary(session(), { previous: other })).toEqual(buildAnchoredSummary(session()));
+  });
+
+  it('chooses the densest excerpts first, up to maxExcerptChars, in their order', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Plain words only in this line here.'),
+        assistantMessage('Edit src/a.ts and src/b.ts with retryCount.'),
+        assistantMessage('Then look at src/c.ts once more today.'),
+        assistantMessage('Edit src/a.ts and src/b.ts with retryCount.'),
+      ]),
+      { maxExcerptChars: 80 },
+    );
+    expect(summary.excerpts).toEqual(['Edit src/a.ts and src/b.ts with retryCount.']);
+  });
+});
+
+/** The pattern `countFacts` counts the matches of, as one global regular expression. */
+const factPattern =
+  /https?:\/\/\S+|[\w.@-]*\/[\w.@/-]+|`[^`\n]+`|\b[0-9a-f]{7,40}\b|#\d+|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b|\b\d+(?:\.\d+)?\s*(?:passed|failed|tests?|errors?|files?|ms|s)\b|\w+\(\)|\b\w+\.\w{1,5}\b|--?[a-z][\w-]+/g;
+
+describe('countFacts', () => {
+  it('counts paths, URLs, code, hashes, identifiers and numbers with units', () => {
+    expect(countFacts('See https://example.com/x and src/retry/backoff.ts')).toBe(2);
+    expect(countFacts('run `npm test` then fix retry_count in getUserName()')).toBe(3);
+    expect(countFacts('commit 1a2b3c4d fixed #42: 12 passed, 3 failed in 250 ms')).toBe(5);
+    expect(countFacts('plain words only, nothing else.')).toBe(0);
+  });
+
+  it('counts what one global pattern of its alternatives matches (property)', () => {
+    const fragment = fc.constantFrom(
+      ...['a', 'f', 'h', 'x', 'z', 'A', 'F', 'Z', '0', '7', '_', '/', '.', '@', '-', '`', '#', '(', ')'],
+      ...[' ', '\n', ':', 'é', 'http', 'https://', '()', '--', 'deadbeef1', 'passed', ' ms', 'word', 'Word'],
+    );
+    fc.assert(
+      fc.property(fc.array(fragment, { maxLength: 30 }), (pieces) => {
+        const text = pieces.join('');
+        expect(countFacts(text)).toBe(text.match(factPattern)?.length ?? 0);
+      }),
+      { numRuns: 5000 },
+    );
+  });
+
+  it('takes time linear in the length of a long word', () => {
+    // The pattern alone rescans the rest of a run from each of its characters; the count stays exact.
+    const text = `${'a'.repeat(20_000)}/b ${'x'.repeat(20_000)}() ${'q'.repeat(20_000)}`;
+    expect(countFacts(text)).toBe(2);
+  });
 });
 
 describe('renderAnchoredSummary', () => {
@@ -173,6 +239,18 @@ describe('renderAnchoredSummary', () => {
     expect(roomy).toContain('skipPermissions?: boolean;');
     expect(roomy).not.toContain('- }');
     expect(roomy).not.toContain('import fs');
+  });
+
+  it('renders the same when it carries on from the renderer of an earlier record', () => {
+    const messages = session();
+    const earlier = createAnchoredSummaryRenderer(buildAnchoredSummary(messages.slice(0, 7)));
+    for (const maxTokens of [40, 120, 400]) earlier.render(maxTokens);
+    const summary = buildAnchoredSummary(messages);
+    const fresh = createAnchoredSummaryRenderer(summary);
+    const carried = createAnchoredSummaryRenderer(summary, { previous: earlier });
+    expect(carried.estimatedTokens).toBe(fresh.estimatedTokens);
+    for (const maxTokens of [undefined, 1, 40, 80, 120, 200, 400, 2000])
+      expect(carried.render(maxTokens)).toBe(fresh.render(maxTokens));
   });
 
   it('returns only the header when nothing else fits', () => {
@@ -290,5 +368,36 @@ describe('parseAnchoredSummary', () => {
     expect(
       parseAnchoredSummary({ ...(anchoredSummaryToJson(summary) as object), errors: [1] }),
     ).toBeUndefined();
+  });
+});
+
+describe('anchoredSummaryToJson', () => {
+  it('gives what a JSON round trip gives, also for what JSON treats specially', () => {
+    const summary = buildAnchoredSummary(session(), { handles: ['h-a'] });
+    const roundTrip = (value: unknown) => JSON.parse(JSON.stringify(value));
+    const records = [
+      summary,
+      { ...summary, intent: undefined, files: [{ path: 'a', status: 'read', detail: undefined }] },
+      { ...summary, messageCount: -0, extra: [undefined, () => 1, Number.NaN, { 2: 'b', 1: 'a' }] },
+      { ...summary, extra: { when: new Date(0), boxed: Object('text') } },
+      { ...summary, extra: JSON.parse('{"__proto__": {"polluted": true}}') },
+    ];
+    for (const record of records) {
+      const json = anchoredSummaryToJson(record as AnchoredSummary);
+      expect(JSON.stringify(json)).toBe(JSON.stringify(roundTrip(record)));
+      expect(json).toStrictEqual(roundTrip(record));
+    }
+    expect(
+      Object.is(
+        (anchoredSummaryToJson({ ...summary, messageCount: -0 }) as { messageCount: number }).messageCount,
+        0,
+      ),
+    ).toBe(true);
+  });
+
+  it('reports a cycle as JSON does', () => {
+    const cyclic: Record<string, unknown> = { ...emptyAnchoredSummary() };
+    cyclic.self = cyclic;
+    expect(() => anchoredSummaryToJson(cyclic as unknown as AnchoredSummary)).toThrow(TypeError);
   });
 });

@@ -3,6 +3,7 @@ import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue } from '../messages/types.js';
 import { createO200kCounter, type TokenCounter } from '../tokens/index.js';
 import { commandResultLines } from './command-results.js';
+import { countJoinedLines } from './count-joined-lines.js';
 
 /**
  * The anchored summary: a structured, deterministic record of what a span of dropped messages held, with
@@ -65,6 +66,12 @@ export interface BuildAnchoredSummaryOptions {
    * dropped span grows). @default buildLedger(droppedMessages)
    */
   ledger?: LedgerSnapshot;
+  /**
+   * The record built (by this function) from the first of `droppedMessages`, as folding's previous round
+   * did: what it worked out over those messages is carried on instead of worked out again. The result is
+   * the same either way; a record can be carried on from once. @default none
+   */
+  previous?: AnchoredSummary;
 }
 
 export interface RenderAnchoredSummaryOptions {
@@ -109,7 +116,8 @@ const imperativeStart =
 /** Sentences and lines of prose, split by regex (no Intl.Segmenter: quadratic on long strings in Node 20). */
 export function summarySentences(text: string): string[] {
   const sentences: string[] = [];
-  for (const line of text.split(/\r?\n/)) {
+  // Split at \n alone: trimming drops the \r of a \r\n.
+  for (const line of text.split('\n')) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('```') || trimmed.startsWith('~~~')) continue;
     for (const piece of trimmed.split(/(?<=[.!?])\s+(?=[A-Z`"'([*-])/)) {
@@ -132,8 +140,8 @@ interface MessageFacts {
   sentences?: string[];
   todos?: SummaryTask[];
   authored?: AuthoredLines[];
-  /** Lines for excerpts, with their counts of identifier-like tokens. */
-  lines?: Array<{ line: string; matches: number }>;
+  /** Lines for excerpts (those with identifier-like tokens), with their density scores. */
+  excerptCandidates?: Array<{ line: string; score: number }>;
 }
 
 const memoisedFacts = new WeakMap<IdentifiedMessage, MessageFacts>();
@@ -171,13 +179,20 @@ function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[]
   return facts.authored;
 }
 
-function excerptLinesOf(message: IdentifiedMessage): ReadonlyArray<{ line: string; matches: number }> {
+/**
+ * The message's lines that can be excerpts (those with identifier-like tokens: a line without any never is,
+ * nor is a later copy of it), with their density scores.
+ */
+function excerptCandidatesOf(message: IdentifiedMessage): ReadonlyArray<{ line: string; score: number }> {
   const facts = factsOf(message);
-  facts.lines ??= linesOfMessage(message).map((line) => ({
-    line,
-    matches: line.match(factPattern)?.length ?? 0,
-  }));
-  return facts.lines;
+  if (facts.excerptCandidates === undefined) {
+    facts.excerptCandidates = [];
+    for (const line of linesOfMessage(message)) {
+      const matches = countFacts(line);
+      if (matches > 0) facts.excerptCandidates.push({ line, score: matches / Math.sqrt(line.length + 20) });
+    }
+  }
+  return facts.excerptCandidates;
 }
 
 function computeProse(message: IdentifiedMessage): string {
@@ -233,7 +248,7 @@ export function buildAnchoredSummary(
   droppedMessages: readonly IdentifiedMessage[],
   options: BuildAnchoredSummaryOptions = {},
 ): AnchoredSummary {
-  const { task, handles = [], maxIntentChars = 1500, maxExcerptChars = 12_000, ledger } = options;
+  const { task, handles = [], maxIntentChars = 1500, maxExcerptChars = 12_000, ledger, previous } = options;
   const summary = emptyAnchoredSummary();
   summary.messageCount = droppedMessages.length;
   for (const handle of handles) pushUnique(summary.handles, handle);
@@ -281,13 +296,129 @@ export function buildAnchoredSummary(
         pushUnique(authored.kind === 'edit' ? summary.changes : summary.scripts, line);
   for (const line of commandResultLines(originals)) pushUnique(summary.results, line);
   addLedger(summary, ledger ?? buildLedger(droppedMessages));
-  for (const excerpt of excerptsOf(originals, maxExcerptChars)) pushUnique(summary.excerpts, excerpt);
+  const earlier = previous === undefined ? undefined : excerptStates.get(previous);
+  if (earlier !== undefined) excerptStates.delete(previous!);
+  const excerpts = excerptStateOf(originals, earlier);
+  excerptStates.set(summary, excerpts);
+  for (const excerpt of chooseExcerpts(excerpts.ranked, maxExcerptChars))
+    pushUnique(summary.excerpts, excerpt);
   return summary;
 }
 
 /** Identifier-like tokens: paths, URLs, code spans, hashes, issue numbers, snake/camel case, numbers with units. */
-const factPattern =
-  /https?:\/\/\S+|[\w.@-]*\/[\w.@/-]+|`[^`\n]+`|\b[0-9a-f]{7,40}\b|#\d+|\b\w+_\w+\b|\b[a-z]+[A-Z]\w*\b|\b[A-Z]{2,}\w*\b|\b\d+(?:\.\d+)?\s*(?:passed|failed|tests?|errors?|files?|ms|s)\b|\w+\(\)|\b\w+\.\w{1,5}\b|--?[a-z][\w-]+/g;
+const factAlternatives = [
+  /https?:\/\/\S+/,
+  /[\w.@-]*\/[\w.@/-]+/,
+  /`[^`\n]+`/,
+  /\b[0-9a-f]{7,40}\b/,
+  /#\d+/,
+  /\b\w+_\w+\b/,
+  /\b[a-z]+[A-Z]\w*\b/,
+  /\b[A-Z]{2,}\w*\b/,
+  /\b\d+(?:\.\d+)?\s*(?:passed|failed|tests?|errors?|files?|ms|s)\b/,
+  /\w+\(\)/,
+  /\b\w+\.\w{1,5}\b/,
+  /--?[a-z][\w-]+/,
+].map((alternative) => alternative.source);
+/** The alternatives, tried at one position. */
+const factAt = new RegExp(factAlternatives.join('|'), 'y');
+/**
+ * The same, for a position after one where nothing matched: the two alternatives that scan a run before their
+ * delimiter (`path/…`, `name()`) are tried only from the start of a run, because from inside one they match
+ * exactly when they matched at the previous character, which was tried already and did not match.
+ */
+const factAfterMiss = new RegExp(
+  factAlternatives
+    .map((alternative, index) =>
+      index === 1 ? `(?<![\\w.@-])${alternative}` : index === 9 ? `(?<!\\w)${alternative}` : alternative,
+    )
+    .join('|'),
+  'y',
+);
+const wordCharacter = 1;
+/** Characters some alternative starts with even inside a word (`https://`, and the punctuation ones). */
+const startCharacter = 2;
+const factCharacters = new Uint8Array(128);
+for (let code = 0; code < 128; code++) {
+  const character = String.fromCharCode(code);
+  if (/\w/.test(character)) factCharacters[code]! |= wordCharacter;
+  if (/[h.@/`#-]/.test(character)) factCharacters[code]! |= startCharacter;
+}
+
+/**
+ * How many identifier-like tokens `text` holds: as many as a global pattern of the alternatives above matches,
+ * found without trying each alternative at each character. After a position where nothing matched, only
+ * positions where an alternative can start are tried: a word's first character (every other alternative
+ * starts at a word boundary, or past a run, see `factAfterMiss`) and the characters in `startCharacter`; and
+ * a plain word (see `plainWordEnd`) is passed over whole. Exported for its tests.
+ */
+export function countFacts(text: string): number {
+  let count = 0;
+  let position = 0;
+  search: while (position < text.length) {
+    factAt.lastIndex = position;
+    if (factAt.test(text)) {
+      count++;
+      position = factAt.lastIndex;
+      continue;
+    }
+    let previous = characterClass(text, position);
+    for (let next = position + 1; next < text.length; next++) {
+      const current = characterClass(text, next);
+      const wordStart = (current & wordCharacter) !== 0 && (previous & wordCharacter) === 0;
+      if (wordStart) {
+        const end = plainWordEnd(text, next);
+        if (end !== undefined) {
+          next = end - 1;
+          previous = wordCharacter;
+          continue;
+        }
+      }
+      if (wordStart || (current & startCharacter) !== 0) {
+        factAfterMiss.lastIndex = next;
+        if (factAfterMiss.test(text)) {
+          count++;
+          position = factAfterMiss.lastIndex;
+          continue search;
+        }
+      }
+      previous = current;
+    }
+    break;
+  }
+  return count;
+}
+
+function characterClass(text: string, index: number): number {
+  const code = text.charCodeAt(index);
+  return code < 128 ? factCharacters[code]! : 0;
+}
+
+/** Characters after a word that an alternative goes on with: `.` `@` `-` `/` (paths, names), `(` (calls), `:` (URLs). */
+const continuingCharacters = new Set(
+  ['.', '@', '-', '/', '(', ':'].map((character) => character.charCodeAt(0)),
+);
+
+/**
+ * The end of the word at `start` when no alternative matches at any of its characters, else undefined: a word
+ * of ASCII letters, lower case after the first (not camel case, not an acronym), no digit or `_`, not a hex
+ * hash, and not followed by a character in `continuingCharacters`. Most prose words are plain.
+ */
+function plainWordEnd(text: string, start: number): number | undefined {
+  let end = start;
+  let hexDigitsOnly = true;
+  for (; end < text.length; end++) {
+    const code = text.charCodeAt(end);
+    if (code >= 97 && code <= 122) {
+      if (code > 102) hexDigitsOnly = false;
+    } else if (end === start && code >= 65 && code <= 90) hexDigitsOnly = false;
+    else if ((characterClass(text, end) & wordCharacter) !== 0) return undefined;
+    else break;
+  }
+  if (hexDigitsOnly && end - start >= 7) return undefined;
+  return end < text.length && continuingCharacters.has(text.charCodeAt(end)) ? undefined : end;
+}
+
 const stubLine = /^\[[^\]]*archived: h-[0-9a-f]+[^\]]*\]$/;
 
 function linesOfMessage(message: IdentifiedMessage): string[] {
@@ -301,8 +432,9 @@ function linesOfMessage(message: IdentifiedMessage): string[] {
       else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
     }
   const lines: string[] = [];
+  // Split at \n alone: trimming drops the \r of a \r\n.
   for (const text of texts)
-    for (const line of text.split(/\r?\n/)) {
+    for (const line of text.split('\n')) {
       const trimmed = line.trim();
       if (trimmed.length < 12 || stubLine.test(trimmed)) continue;
       lines.push(trimmed.length > 240 ? `${trimmed.slice(0, 240)}…` : trimmed);
@@ -311,26 +443,73 @@ function linesOfMessage(message: IdentifiedMessage): string[] {
 }
 
 /** String values of a JSON value (tool-call arguments), raw so quotes and backslashes stay verbatim. */
-function jsonStrings(value: unknown): string[] {
-  if (typeof value === 'string') return [value];
-  if (Array.isArray(value)) return value.flatMap(jsonStrings);
-  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(jsonStrings);
-  return [];
+function jsonStrings(value: unknown, strings: string[] = []): string[] {
+  if (typeof value === 'string') strings.push(value);
+  else if (Array.isArray(value)) for (const item of value) jsonStrings(item, strings);
+  else if (typeof value === 'object' && value !== null)
+    for (const item of Object.values(value)) jsonStrings(item, strings);
+  return strings;
+}
+
+interface ExcerptCandidate {
+  line: string;
+  /** Order of first appearance. */
+  position: number;
+  score: number;
+}
+
+/** The excerpt candidates of some messages: each distinct line with identifier-like tokens, best first. */
+interface ExcerptState {
+  messages: readonly IdentifiedMessage[];
+  seen: Set<string>;
+  /** By score, highest first, ties in order of appearance. */
+  ranked: ExcerptCandidate[];
+}
+
+/** What a record's excerpts were chosen from, for a record built as its continuation (`previous`). */
+const excerptStates = new WeakMap<AnchoredSummary, ExcerptState>();
+
+function byRank(a: ExcerptCandidate, b: ExcerptCandidate): number {
+  return b.score - a.score || a.position - b.position;
+}
+
+/**
+ * The excerpt candidates of `messages`, continuing `earlier` (which it takes over) when its messages are the
+ * first of `messages`: the new lines are ranked alone and merged in, which orders them as ranking all would.
+ */
+function excerptStateOf(
+  messages: readonly IdentifiedMessage[],
+  earlier: ExcerptState | undefined,
+): ExcerptState {
+  const continues =
+    earlier !== undefined &&
+    earlier.messages.length <= messages.length &&
+    earlier.messages.every((message, index) => messages[index] === message);
+  const seen = continues ? earlier.seen : new Set<string>();
+  const known = continues ? earlier.ranked : [];
+  const added: ExcerptCandidate[] = [];
+  for (let index = continues ? earlier.messages.length : 0; index < messages.length; index++)
+    for (const { line, score } of excerptCandidatesOf(messages[index]!)) {
+      if (seen.has(line)) continue;
+      seen.add(line);
+      added.push({ line, position: known.length + added.length, score });
+    }
+  added.sort(byRank);
+  const ranked: ExcerptCandidate[] = [];
+  let knownIndex = 0;
+  let addedIndex = 0;
+  while (knownIndex < known.length && addedIndex < added.length)
+    ranked.push(
+      byRank(known[knownIndex]!, added[addedIndex]!) < 0 ? known[knownIndex++]! : added[addedIndex++]!,
+    );
+  while (knownIndex < known.length) ranked.push(known[knownIndex++]!);
+  while (addedIndex < added.length) ranked.push(added[addedIndex++]!);
+  return { messages, seen, ranked };
 }
 
 /** The lines densest in identifier-like tokens, up to `maxChars`, in their original order. */
-function excerptsOf(messages: readonly IdentifiedMessage[], maxChars: number): string[] {
-  const candidates: Array<{ line: string; position: number; score: number }> = [];
-  const seen = new Set<string>();
-  for (const message of messages)
-    for (const { line, matches } of excerptLinesOf(message)) {
-      if (seen.has(line)) continue;
-      seen.add(line);
-      if (matches === 0) continue;
-      candidates.push({ line, position: candidates.length, score: matches / Math.sqrt(line.length + 20) });
-    }
-  const ranked = [...candidates].sort((a, b) => b.score - a.score || a.position - b.position);
-  const chosen: typeof candidates = [];
+function chooseExcerpts(ranked: readonly ExcerptCandidate[], maxChars: number): string[] {
+  const chosen: ExcerptCandidate[] = [];
   let used = 0;
   for (const candidate of ranked) {
     if (used + candidate.line.length > maxChars) continue;
@@ -377,7 +556,8 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       }
       const isReplaced = key !== undefined && replacedTextKey.test(key);
       if (isReplaced) hasReplacement = true;
-      for (const raw of value.split(/\r?\n/)) {
+      // Split at \n alone: trimming drops the \r of a \r\n.
+      for (const raw of value.split('\n')) {
         const line = raw.trim();
         if (isReplaced) replaced.add(line);
         else written.push(line);
@@ -414,7 +594,7 @@ const lowValueCue =
  */
 export function itemSalience(item: string): number {
   const text = item.replace(/^- /, '');
-  let score = 1 + Math.min(8, text.match(factPattern)?.length ?? 0);
+  let score = 1 + Math.min(8, countFacts(text));
   if (errorCue.test(text)) score += 3;
   if (declarationCue.test(text)) score += 3;
   if (commentCue.test(text)) score += 2;
@@ -562,7 +742,49 @@ export function parseAnchoredSummary(value: JSONValue | undefined): AnchoredSumm
 
 /** The record as JSON for message metadata. */
 export function anchoredSummaryToJson(summary: AnchoredSummary): JSONValue {
-  return JSON.parse(JSON.stringify(summary)) as JSONValue;
+  // A record is plain data: copied as is, it is what the JSON text would parse back to, without the text.
+  return jsonCopy(summary, 0) ?? (JSON.parse(JSON.stringify(summary)) as JSONValue);
+}
+
+/** Records nest three levels deep; deeper (or a cycle) goes through JSON, which reports a cycle. */
+const maxCopyDepth = 32;
+
+/**
+ * `JSON.parse(JSON.stringify(value))` for plain data (strings, finite numbers, booleans, null, arrays and
+ * plain objects; `undefined` members are left out of objects and become null in arrays, `-0` becomes 0);
+ * undefined for anything JSON would treat specially (`toJSON`, class instances, non-finite numbers, bigints,
+ * a `__proto__` key), which the caller sends through JSON instead.
+ */
+function jsonCopy(value: unknown, depth: number): JSONValue | undefined {
+  if (typeof value === 'string' || typeof value === 'boolean' || value === null) return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : undefined;
+  if (typeof value !== 'object' || depth > maxCopyDepth) return undefined;
+  const prototype = Object.getPrototypeOf(value);
+  if (Array.isArray(value)) {
+    if (prototype !== Array.prototype || 'toJSON' in value) return undefined;
+    const copy: JSONValue[] = [];
+    for (let index = 0; index < value.length; index++) {
+      const item: unknown = value[index];
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') copy.push(null);
+      else {
+        const itemCopy = jsonCopy(item, depth + 1);
+        if (itemCopy === undefined) return undefined;
+        copy.push(itemCopy);
+      }
+    }
+    return copy;
+  }
+  if ((prototype !== Object.prototype && prototype !== null) || 'toJSON' in value) return undefined;
+  const copy: { [key: string]: JSONValue } = {};
+  for (const key of Object.keys(value)) {
+    if (key === '__proto__') return undefined;
+    const member: unknown = (value as Record<string, unknown>)[key];
+    if (member === undefined || typeof member === 'function' || typeof member === 'symbol') continue;
+    const memberCopy = jsonCopy(member, depth + 1);
+    if (memberCopy === undefined) return undefined;
+    copy[key] = memberCopy;
+  }
+  return copy;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -577,23 +799,41 @@ const minSalience = 0.15;
 const wordPattern = /[A-Za-z_$][\w$]{2,}/g;
 
 /**
- * How rare a line's words are among its section's lines, 0 (every word everywhere) to about 1 (words
+ * How rare each line's words are among the section's lines, 0 (every word everywhere) to about 1 (words
  * found nowhere else): a specific line (`skipPermissions?: boolean`) says more than one of twenty variations on
  * the same names. An inverse document frequency, averaged over the line's distinct words.
  */
-function rarityOf(lines: readonly string[]): (line: string) => number {
-  const frequency = new Map<string, number>();
-  for (const line of lines)
-    for (const word of new Set(line.match(wordPattern) ?? []))
-      frequency.set(word, (frequency.get(word) ?? 0) + 1);
+function raritiesOf(lines: readonly string[]): number[] {
+  // Each line's distinct words, as numbers, are found once: they give the frequencies and the line's score.
+  const wordNumbers = new Map<string, number>();
+  const frequency: number[] = [];
+  const lastLine: number[] = [];
+  const wordsOfLines = lines.map((line, lineIndex) => {
+    const distinct: number[] = [];
+    for (const word of line.match(wordPattern) ?? []) {
+      let number = wordNumbers.get(word);
+      if (number === undefined) {
+        number = frequency.length;
+        wordNumbers.set(word, number);
+        frequency.push(0);
+        lastLine.push(-1);
+      }
+      if (lastLine[number] === lineIndex) continue;
+      lastLine[number] = lineIndex;
+      frequency[number]!++;
+      distinct.push(number);
+    }
+    return distinct;
+  });
   const scale = Math.log(lines.length + 1);
-  return (line) => {
-    const words = new Set(line.match(wordPattern) ?? []);
-    if (words.size === 0 || scale === 0) return 0;
+  // Each word's term once (the value every line that has it would compute), summed in the line's word order.
+  const inverseFrequency = frequency.map((count) => Math.log((lines.length + 1) / count));
+  return wordsOfLines.map((words) => {
+    if (words.length === 0 || scale === 0) return 0;
     let sum = 0;
-    for (const word of words) sum += Math.log((lines.length + 1) / (frequency.get(word) ?? 1));
-    return sum / words.size / scale;
-  };
+    for (const number of words) sum += inverseFrequency[number]!;
+    return sum / words.length / scale;
+  });
 }
 
 type LinePolicy = 'first' | 'latest' | 'salient';
@@ -648,58 +888,76 @@ interface FitCandidate {
   line: string;
   index: number;
   score: number;
-  /** The line with its numbers masked, for salient sections; undefined otherwise. */
-  shape: string | undefined;
-  /** The line's tokens plus its newline, counted when first needed. */
-  tokens?: number;
+  /** The line with its numbers masked, for salient sections, worked out when first needed. */
+  shape?: string;
+}
+
+/** The lines of a section kept under a cap, with their counts, and how many were left out. */
+interface FittedLines {
+  kept: string[];
+  keptTokens: number[];
+  left: number;
 }
 
 /**
  * The lines of one section that fit a cap, chosen by `policy` (salient: the highest `itemSalience` first, ties
  * earlier first) and shown in their original order; lines that do not fit are skipped and counted. The ranking
  * is worked out once and each cap's choice remembered: a fold renders the same record under several caps.
+ * `lineTokens` are the lines' counts; each takes its newline too.
  */
 function lineFitter(
   lines: readonly string[],
-  counter: TokenCounter,
+  lineTokens: readonly number[],
   policy: LinePolicy,
-  rarityOfLines: () => (line: string) => number,
-): (maxTokens: number) => { kept: string[]; left: number } {
+): (maxTokens: number) => FittedLines {
   let order: FitCandidate[] | undefined;
-  const fitted = new Map<number, { kept: string[]; left: number }>();
+  const fitted = new Map<number, FittedLines>();
+  const salient = policy === 'salient';
   const rank = (): FitCandidate[] => {
-    const rarity = policy === 'salient' ? rarityOfLines() : () => 0;
+    // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
+    const rarities = salient ? raritiesOf(lines) : undefined;
     const ranked: FitCandidate[] = lines.map((line, index) => ({
       line,
       index,
-      score: policy === 'salient' ? memoisedSalience(line) * (0.5 + rarity(line)) : 0,
-      shape: policy === 'salient' ? line.replace(/\d+/g, '#') : undefined,
+      score: rarities === undefined ? 0 : memoisedSalience(line) * (0.5 + rarities[index]!),
     }));
-    if (policy === 'salient') ranked.sort((a, b) => b.score - a.score || a.index - b.index);
+    if (salient) ranked.sort((a, b) => b.score - a.score || a.index - b.index);
     if (policy === 'latest') ranked.reverse();
     return ranked;
   };
   return (maxTokens) => {
     const known = fitted.get(maxTokens);
     if (known !== undefined) return known;
-    order ??= rank();
     const chosen: FitCandidate[] = [];
-    // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
-    const shapes = new Set<string>();
-    let used = 0;
-    for (const candidate of order) {
-      const { shape } = candidate;
-      if (shape !== undefined && shapes.has(shape)) continue;
-      // Bare syntax and imports never fill the room left over: the archive has them.
-      if (policy === 'salient' && candidate.score < minSalience) continue;
-      candidate.tokens ??= counter.count(candidate.line) + 1;
-      if (used + candidate.tokens > maxTokens) continue;
-      chosen.push(candidate);
-      if (shape !== undefined) shapes.add(shape);
-      used += candidate.tokens;
+    // Every line takes at least its newline: under a cap below one token nothing fits, whatever the ranking.
+    if (maxTokens >= 1) {
+      order ??= rank();
+      // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
+      const shapes = new Set<string>();
+      let used = 0;
+      for (const candidate of order) {
+        // Nothing more fits (every line takes a token at least).
+        if (maxTokens - used < 1) break;
+        if (salient) {
+          // Bare syntax and imports never fill the room left over: the archive has them. The ranking is by
+          // score, so every later line is below the floor too.
+          if (candidate.score < minSalience) break;
+          candidate.shape ??= candidate.line.replace(/\d+/g, '#');
+          if (shapes.has(candidate.shape)) continue;
+        }
+        const tokens = lineTokens[candidate.index]! + 1;
+        if (used + tokens > maxTokens) continue;
+        chosen.push(candidate);
+        if (salient) shapes.add(candidate.shape!);
+        used += tokens;
+      }
+      chosen.sort((a, b) => a.index - b.index);
     }
-    chosen.sort((a, b) => a.index - b.index);
-    const result = { kept: chosen.map((candidate) => candidate.line), left: lines.length - chosen.length };
+    const result = {
+      kept: chosen.map((candidate) => candidate.line),
+      keptTokens: chosen.map((candidate) => lineTokens[candidate.index]!),
+      left: lines.length - chosen.length,
+    };
     fitted.set(maxTokens, result);
     return result;
   };
@@ -779,6 +1037,41 @@ export function renderAnchoredSummary(
   return createAnchoredSummaryRenderer(summary, rest).render(maxTokens);
 }
 
+interface BuiltText {
+  text: string;
+  /** The header's and each section's lines: `text` is their lines joined by newlines, blocks by blank lines. */
+  blocks: string[][];
+  /** The counts of those lines, where known. */
+  blockTokens: Array<Array<number | undefined>>;
+  tokens?: number;
+}
+
+export interface CreateAnchoredSummaryRendererOptions
+  extends Omit<RenderAnchoredSummaryOptions, 'maxTokens'> {
+  /**
+   * A renderer of an earlier state of the record (the previous fold round's): the sections whose lines did
+   * not change keep its rankings and counts instead of working them out again. @default none
+   */
+  previous?: AnchoredSummaryRenderer;
+}
+
+/** One section of a renderer, with what fitting its lines to caps has worked out. */
+interface FittedSection {
+  title: string;
+  keep: LinePolicy;
+  lines: readonly string[];
+  lineTokens: readonly number[];
+  fitter: (maxTokens: number) => FittedLines;
+  /** The section's tokens uncapped: its lines' counts plus their newlines. */
+  natural: number;
+}
+
+/** The sections of each renderer, for a later renderer given it as `previous`. */
+const renderedSections = new WeakMap<
+  AnchoredSummaryRenderer,
+  { counter: TokenCounter; sections: readonly FittedSection[] }
+>();
+
 export interface AnchoredSummaryRenderer {
   /** `anchoredSummaryTokens` of the record under the same options. */
   readonly estimatedTokens: number;
@@ -793,46 +1086,76 @@ export interface AnchoredSummaryRenderer {
  */
 export function createAnchoredSummaryRenderer(
   summary: AnchoredSummary,
-  options: Omit<RenderAnchoredSummaryOptions, 'maxTokens'> = {},
+  options: CreateAnchoredSummaryRendererOptions = {},
 ): AnchoredSummaryRenderer {
-  const { maxIntentChars = Number.POSITIVE_INFINITY } = options;
+  const { maxIntentChars = Number.POSITIVE_INFINITY, previous } = options;
   defaultCounter ??= createO200kCounter();
-  const counter = memoisedCounter(options.counter ?? defaultCounter);
+  const baseCounter = options.counter ?? defaultCounter;
+  const counter = memoisedCounter(baseCounter);
   const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
-  // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
-  const fitters = sections.map((section) =>
-    lineFitter(section.lines, counter, section.keep, () => rarityOf(section.lines)),
-  );
+  const earlier = previous === undefined ? undefined : renderedSections.get(previous);
+  const reusable = earlier?.counter === baseCounter ? earlier.sections : [];
+  const fitted = sections.map((section): FittedSection => {
+    const same = reusable.find(
+      (candidate) =>
+        candidate.title === section.title &&
+        candidate.keep === section.keep &&
+        candidate.lines.length === section.lines.length &&
+        candidate.lines.every((line, index) => line === section.lines[index]),
+    );
+    if (same !== undefined) return same;
+    // Line counts are memoised: folding renders the same lines many times.
+    const lineTokens = section.lines.map((line) => counter.count(line));
+    return {
+      title: section.title,
+      keep: section.keep,
+      lines: section.lines,
+      lineTokens,
+      fitter: lineFitter(section.lines, lineTokens, section.keep),
+      // The section's natural size.
+      natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
+    };
+  });
   const headerText = header(summary);
   const headerTokens = counter.count(headerText);
-  const built = new Map<string, { text: string; tokens?: number }>();
+  // The default counter is exact o200k: a text is counted from its lines' counts, which fitting has mostly.
+  const countText = (entry: BuiltText) =>
+    (options.counter === undefined
+      ? countJoinedLines(entry.blocks, counter.count, entry.blockTokens)
+      : undefined) ?? counter.count(entry.text);
+  const built = new Map<string, BuiltText>();
   /** The text under `caps` (all of every section when undefined) and its exact count, each made once. */
   const build = (caps: readonly number[] | undefined) => {
     const key = caps === undefined ? 'all' : caps.join(',');
     let entry = built.get(key);
     if (entry === undefined) {
       const pieces = [headerText];
-      sections.forEach((section, index) => {
+      // The text's lines, by block (the header, each section): what it is counted from.
+      const blocks: string[][] = [[headerText]];
+      const blockTokens: Array<Array<number | undefined>> = [[headerTokens]];
+      fitted.forEach((section, index) => {
         const limit = caps?.[index];
-        const { kept, left } =
-          limit === undefined ? { kept: section.lines, left: 0 } : fitters[index]!(limit);
+        const { kept, keptTokens, left } =
+          limit === undefined
+            ? { kept: section.lines, keptTokens: section.lineTokens, left: 0 }
+            : section.fitter(limit);
         if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
         const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
-        pieces.push(`## ${section.title}\n${[...kept, ...more].join('\n')}`);
+        const lines = [...kept, ...more];
+        pieces.push(`## ${section.title}\n${lines.join('\n')}`);
+        blocks.push([`## ${section.title}`, ...(lines.length === 0 ? [''] : lines)]);
+        blockTokens.push([undefined, ...keptTokens]);
       });
-      entry = { text: pieces.join('\n\n') };
+      entry = { text: pieces.join('\n\n'), blocks, blockTokens };
       built.set(key, entry);
     }
     return entry;
   };
-  const tokensOf = (entry: { text: string; tokens?: number }) => {
-    entry.tokens ??= counter.count(entry.text);
+  const tokensOf = (entry: BuiltText) => {
+    entry.tokens ??= countText(entry);
     return entry.tokens;
   };
-  // Each section's natural size (line counts are memoised: folding renders the same lines many times).
-  const natural = sections.map((section) =>
-    section.lines.reduce((sum, line) => sum + counter.count(line) + 1, 0),
-  );
+  const natural = fitted.map((section) => section.natural);
   // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
   // that could be returned is counted exactly.
   const estimate = headerTokens + natural.reduce((sum, tokens) => sum + tokens + 6, 0);
@@ -865,7 +1188,7 @@ export function createAnchoredSummaryRenderer(
     return headerText;
   };
   const rendered = new Map<number | undefined, string>();
-  return {
+  const renderer: AnchoredSummaryRenderer = {
     estimatedTokens: estimate,
     render(maxTokens) {
       let text = rendered.get(maxTokens);
@@ -876,4 +1199,6 @@ export function createAnchoredSummaryRenderer(
       return text;
     },
   };
+  renderedSections.set(renderer, { counter: baseCounter, sections: fitted });
+  return renderer;
 }

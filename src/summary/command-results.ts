@@ -47,24 +47,39 @@ export function commandResultLines(
           command === undefined || command.kind === 'search' || command.readOnly
             ? []
             : messageText({ role: 'tool', content: [part] })
-                .split(/\r?\n/)
+                // Split at \n alone: trimming drops the \r of a \r\n.
+                .split('\n')
                 .map((line) => line.trim())
                 .filter((line) => line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line));
         linesCache.set(part, lines);
       }
-      let keyValues = 0;
-      for (const line of lines) {
-        if (keyValues >= maxKeyValueLines) break;
-        if (keyValueLine.test(line) && /\d/.test(line)) {
-          add(line);
-          keyValues++;
-        }
+      let chosen = chosenCache.get(lines);
+      if (chosen?.maxKeyValueLines !== maxKeyValueLines) {
+        chosen = { maxKeyValueLines, lines: chooseResultLines(lines, maxKeyValueLines) };
+        chosenCache.set(lines, chosen);
       }
-      const last = lines.at(-1);
-      if (last !== undefined) add(last);
+      for (const line of chosen.lines) add(line);
     }
   }
   return results;
 }
 
+/** The `key: value` lines with a number (the first `maxKeyValueLines`), then the last line. */
+function chooseResultLines(lines: readonly string[], maxKeyValueLines: number): string[] {
+  const chosen: string[] = [];
+  let keyValues = 0;
+  for (const line of lines) {
+    if (keyValues >= maxKeyValueLines) break;
+    if (keyValueLine.test(line) && /\d/.test(line)) {
+      chosen.push(line);
+      keyValues++;
+    }
+  }
+  const last = lines.at(-1);
+  if (last !== undefined) chosen.push(last);
+  return chosen;
+}
+
 const linesCache = new WeakMap<object, string[]>();
+/** What `chooseResultLines` chose from a result's lines, for the `maxKeyValueLines` it was given. */
+const chosenCache = new WeakMap<readonly string[], { maxKeyValueLines: number; lines: string[] }>();

@@ -5,6 +5,7 @@ export {
   anchoredSummaryTokens,
   type BuildAnchoredSummaryOptions,
   buildAnchoredSummary,
+  type CreateAnchoredSummaryRendererOptions,
   createAnchoredSummaryRenderer,
   emptyAnchoredSummary,
   mergeAnchoredSummary,

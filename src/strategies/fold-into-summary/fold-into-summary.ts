@@ -86,7 +86,7 @@ export function foldIntoSummary(
       // Drop room for the summary: as big as the record wants, capped at its share; the record grows as more is
       // dropped, so a few rounds, the reserve only ever growing.
       let reserve = 0;
-      let result = foldOnce(messages, context, drop, reserve, settings);
+      let result = foldOnce(messages, context, drop, reserve, settings, maxRounds > 1);
       for (let round = 1; round < maxRounds; round++) {
         let nextReserve: number;
         if (result.wanted > result.room && reserve < summaryCap)
@@ -95,7 +95,7 @@ export function foldIntoSummary(
         // second run finds nothing left to do (idempotence).
         else if (result.over > 0 && result.summaryTokens > 0) nextReserve = reserve + result.over;
         else break;
-        const candidate = foldOnce(messages, context, drop, nextReserve, settings);
+        const candidate = foldOnce(messages, context, drop, nextReserve, settings, round + 1 < maxRounds);
         const sameMessages =
           candidate.result.messages.length === result.result.messages.length &&
           candidate.result.messages.every(
@@ -147,12 +147,19 @@ function isDropMarker(message: Message): boolean {
   return message.metadata?.origin === 'stub' && message.metadata.strategy === 'drop-oldest-turns';
 }
 
+/**
+ * One round: drop room for `reserve` tokens of summary, fold what went into the record, render it into the
+ * room left. With `roundFollows` (the loop has rounds left), a round whose summary wants more room than it got
+ * (and whose reserve is below the cap) is followed by one that drops more, which replaces its result: its
+ * text is not rendered, and its result holds only what the loop reads from it (`wanted`, `room`, the ids).
+ */
 function foldOnce(
   messages: readonly IdentifiedMessage[],
   context: StrategyContext,
   drop: Strategy,
   reserve: number,
   settings: FoldSettings,
+  roundFollows: boolean,
 ): { result: StrategyResult; wanted: number; room: number; over: number; summaryTokens: number } {
   const { accountant, archive, budgetTokens } = context;
   const dropped = drop.apply(messages, { ...context, budgetTokens: Math.max(0, budgetTokens - reserve) });
@@ -206,6 +213,8 @@ function foldOnce(
         handles: recordHandles,
         maxIntentChars: settings.maxIntentChars,
         ledger: ledgerOf(originals, settings),
+        // A span that extends the previous round's carries on with what its record worked out.
+        ...(previous === undefined ? {} : { previous: previous.record }),
         ...(firstTask === undefined ? {} : { task: messageTextOf(firstTask) }),
       });
   settings.record = { originals, handles: recordHandles, record: deterministic };
@@ -224,7 +233,11 @@ function foldOnce(
       ? settings.renderer
       : undefined;
   const { renderer, json: summaryJson } = reused ?? {
-    renderer: createAnchoredSummaryRenderer(record, taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+    renderer: createAnchoredSummaryRenderer(record, {
+      ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+      // The previous round's record differs in a few sections at most: the others keep their rankings.
+      ...(settings.renderer === undefined ? {} : { previous: settings.renderer.renderer }),
+    }),
     json: anchoredSummaryToJson(record),
   };
   settings.renderer = { record, taskKept, renderer, json: summaryJson };
@@ -248,6 +261,8 @@ function foldOnce(
   const room = Math.max(0, budgetTokens - rest);
   const render = (maxTokens: number) => renderer.render(maxTokens);
   const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
+  if (roundFollows && wanted > room && reserve < settings.summaryCap)
+    return { result: { ...dropped, messages: place(build('')) }, wanted, room, over: 0, summaryTokens: 0 };
   // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too.
   let maxTokens = Math.max(1, room);
   let summaryMessage = build(render(maxTokens));
