@@ -1,18 +1,20 @@
 export {
   type AnchoredSummary,
-  type AnchoredSummaryRenderer,
   anchoredSummaryToJson,
-  anchoredSummaryTokens,
   type BuildAnchoredSummaryOptions,
   buildAnchoredSummary,
-  type CreateAnchoredSummaryRendererOptions,
-  createAnchoredSummaryRenderer,
   emptyAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,
-  type RenderAnchoredSummaryOptions,
-  renderAnchoredSummary,
   type SummaryFile,
   type SummaryTask,
   summarySentences,
 } from './anchored-summary.js';
+export {
+  type AnchoredSummaryRenderer,
+  anchoredSummaryTokens,
+  type CreateAnchoredSummaryRendererOptions,
+  createAnchoredSummaryRenderer,
+  type RenderAnchoredSummaryOptions,
+  renderAnchoredSummary,
+} from './render-anchored-summary.js';

@@ -4,16 +4,16 @@ import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
 import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
 import {
-  type AnchoredSummaryRenderer,
-  createAnchoredSummaryRenderer,
-} from '../../summary/anchored-summary.js';
-import {
   type AnchoredSummary,
   anchoredSummaryToJson,
   buildAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,
 } from '../../summary/index.js';
+import {
+  type AnchoredSummaryRenderer,
+  createAnchoredSummaryRenderer,
+} from '../../summary/render-anchored-summary.js';
 import { dropOldestTurns } from '../drop-oldest-turns/drop-oldest-turns.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkStrategyInput } from '../strategy-support.js';

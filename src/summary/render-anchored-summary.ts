@@ -1,0 +1,432 @@
+import { codeSpan } from '../ledger/index.js';
+import { createO200kCounter, type TokenCounter } from '../tokens/index.js';
+import { type AnchoredSummary, capChars, itemSalience } from './anchored-summary.js';
+import { countJoinedLines } from './count-joined-lines.js';
+
+export interface RenderAnchoredSummaryOptions {
+  /** Cap on the rendered text's tokens; sections are cut by their share of it. @default no cap */
+  maxTokens?: number;
+  /** @default the exact o200k counter */
+  counter?: TokenCounter;
+  /**
+   * Characters of the intent shown. Lower it when the task message itself is still in the conversation:
+   * repeating it in full would spend the summary's room on text the model already sees. @default no cap
+   */
+  maxIntentChars?: number;
+}
+
+function chunks<T>(items: readonly T[], size: number): T[][] {
+  const groups: T[][] = [];
+  for (let index = 0; index < items.length; index += size) groups.push(items.slice(index, index + size));
+  return groups;
+}
+
+/** Below this (a lone `}`, an import line), a line is not worth a summary's room. */
+const minSalience = 0.15;
+
+const wordPattern = /[A-Za-z_$][\w$]{2,}/g;
+
+/**
+ * How rare each line's words are among the section's lines, 0 (every word everywhere) to about 1 (words
+ * found nowhere else): a specific line (`skipPermissions?: boolean`) says more than one of twenty variations on
+ * the same names. An inverse document frequency, averaged over the line's distinct words.
+ */
+function raritiesOf(lines: readonly string[]): number[] {
+  // Each line's distinct words, as numbers, are found once: they give the frequencies and the line's score.
+  const wordNumbers = new Map<string, number>();
+  const frequency: number[] = [];
+  const lastLine: number[] = [];
+  const wordsOfLines = lines.map((line, lineIndex) => {
+    const distinct: number[] = [];
+    for (const word of line.match(wordPattern) ?? []) {
+      let number = wordNumbers.get(word);
+      if (number === undefined) {
+        number = frequency.length;
+        wordNumbers.set(word, number);
+        frequency.push(0);
+        lastLine.push(-1);
+      }
+      if (lastLine[number] === lineIndex) continue;
+      lastLine[number] = lineIndex;
+      frequency[number]!++;
+      distinct.push(number);
+    }
+    return distinct;
+  });
+  const scale = Math.log(lines.length + 1);
+  // Each word's term once (the value every line that has it would compute), summed in the line's word order.
+  const inverseFrequency = frequency.map((count) => Math.log((lines.length + 1) / count));
+  return wordsOfLines.map((words) => {
+    if (words.length === 0 || scale === 0) return 0;
+    let sum = 0;
+    for (const number of words) sum += inverseFrequency[number]!;
+    return sum / words.length / scale;
+  });
+}
+
+type LinePolicy = 'first' | 'latest' | 'salient';
+
+interface RenderedSection {
+  title: string;
+  /** Share of `maxTokens`. */
+  weight: number;
+  lines: string[];
+  /** Under a cap, which lines stay: the first (tasks, in their order), the latest (state), or the most salient. */
+  keep: LinePolicy;
+}
+
+function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedSection[] {
+  const intent = summary.intent === undefined ? undefined : capChars(summary.intent, maxIntentChars);
+  const files = summary.files.map(
+    (file) => `- ${codeSpan(file.path)} ${file.status}${file.detail === undefined ? '' : `: ${file.detail}`}`,
+  );
+  const bullets = (items: readonly string[]) => items.map((item) => `- ${item}`);
+  const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
+  const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
+  return [
+    {
+      title: 'Session intent',
+      weight: 0.12,
+      lines: intent === undefined ? [] : [intent],
+      keep: 'first',
+    },
+    { title: 'User constraints', weight: 0.08, lines: bullets(summary.constraints), keep: 'salient' },
+    { title: 'Files', weight: 0.12, lines: files, keep: 'salient' },
+    { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions), keep: 'salient' },
+    { title: 'Errors → fixes', weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
+    { title: 'Failed approaches', weight: 0.04, lines: bullets(summary.failedApproaches), keep: 'salient' },
+    { title: 'Commands', weight: 0.08, lines: bullets(summary.commands), keep: 'salient' },
+    { title: 'Code written (verbatim)', weight: 0.14, lines: bullets(summary.changes), keep: 'salient' },
+    { title: 'Scripts and commands written', weight: 0.08, lines: bullets(summary.scripts), keep: 'salient' },
+    { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
+    { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
+    { title: 'Next steps', weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
+    { title: 'Command results (verbatim)', weight: 0.16, lines: bullets(summary.results), keep: 'salient' },
+    { title: 'Excerpts (verbatim)', weight: 0.1, lines: bullets(summary.excerpts), keep: 'salient' },
+    {
+      title: 'Archived',
+      weight: 0.03,
+      lines: chunks(summary.handles, 8).map((group) => group.join(', ')),
+      keep: 'first',
+    },
+  ];
+}
+
+interface FitCandidate {
+  line: string;
+  index: number;
+  score: number;
+  /** The line with its numbers masked, for salient sections, worked out when first needed. */
+  shape?: string;
+}
+
+/** The lines of a section kept under a cap, with their counts, and how many were left out. */
+interface FittedLines {
+  kept: string[];
+  keptTokens: number[];
+  left: number;
+}
+
+/**
+ * The lines of one section that fit a cap, chosen by `policy` (salient: the highest `itemSalience` first, ties
+ * earlier first) and shown in their original order; lines that do not fit are skipped and counted. The ranking
+ * is worked out once and each cap's choice remembered: a fold renders the same record under several caps.
+ * `lineTokens` are the lines' counts; each takes its newline too.
+ */
+function lineFitter(
+  lines: readonly string[],
+  lineTokens: readonly number[],
+  policy: LinePolicy,
+): (maxTokens: number) => FittedLines {
+  let order: FitCandidate[] | undefined;
+  const fitted = new Map<number, FittedLines>();
+  const salient = policy === 'salient';
+  const rank = (): FitCandidate[] => {
+    // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
+    const rarities = salient ? raritiesOf(lines) : undefined;
+    const ranked: FitCandidate[] = lines.map((line, index) => ({
+      line,
+      index,
+      score: rarities === undefined ? 0 : memoisedSalience(line) * (0.5 + rarities[index]!),
+    }));
+    if (salient) ranked.sort((a, b) => b.score - a.score || a.index - b.index);
+    if (policy === 'latest') ranked.reverse();
+    return ranked;
+  };
+  return (maxTokens) => {
+    const known = fitted.get(maxTokens);
+    if (known !== undefined) return known;
+    const chosen: FitCandidate[] = [];
+    // Every line takes at least its newline: under a cap below one token nothing fits, whatever the ranking.
+    if (maxTokens >= 1) {
+      order ??= rank();
+      // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
+      const shapes = new Set<string>();
+      let used = 0;
+      for (const candidate of order) {
+        // Nothing more fits (every line takes a token at least).
+        if (maxTokens - used < 1) break;
+        if (salient) {
+          // Bare syntax and imports never fill the room left over: the archive has them. The ranking is by
+          // score, so every later line is below the floor too.
+          if (candidate.score < minSalience) break;
+          candidate.shape ??= candidate.line.replace(/\d+/g, '#');
+          if (shapes.has(candidate.shape)) continue;
+        }
+        const tokens = lineTokens[candidate.index]! + 1;
+        if (used + tokens > maxTokens) continue;
+        chosen.push(candidate);
+        if (salient) shapes.add(candidate.shape!);
+        used += tokens;
+      }
+      chosen.sort((a, b) => a.index - b.index);
+    }
+    const result = {
+      kept: chosen.map((candidate) => candidate.line),
+      keptTokens: chosen.map((candidate) => lineTokens[candidate.index]!),
+      left: lines.length - chosen.length,
+    };
+    fitted.set(maxTokens, result);
+    return result;
+  };
+}
+
+const memoisedSaliences = new Map<string, number>();
+
+/** `itemSalience`, remembered per line: the same summary lines are ranked again in every fold round. */
+function memoisedSalience(line: string): number {
+  let salience = memoisedSaliences.get(line);
+  if (salience === undefined) {
+    if (memoisedSaliences.size >= maxMemoisedLines) memoisedSaliences.clear();
+    salience = itemSalience(line);
+    memoisedSaliences.set(line, salience);
+  }
+  return salience;
+}
+
+let defaultCounter: TokenCounter | undefined;
+
+const memoisedCounts = new WeakMap<TokenCounter, Map<string, number>>();
+const maxMemoisedLines = 50_000;
+
+/** `counter` with per-line counts remembered (summary lines recur across renders and folds). */
+function memoisedCounter(counter: TokenCounter): TokenCounter {
+  let memo = memoisedCounts.get(counter);
+  if (memo === undefined) {
+    memo = new Map();
+    memoisedCounts.set(counter, memo);
+  }
+  const counts = memo;
+  return {
+    encodingName: counter.encodingName,
+    count(text: string): number {
+      if (text.length > 2000) return counter.count(text);
+      let tokens = counts.get(text);
+      if (tokens === undefined) {
+        if (counts.size >= maxMemoisedLines) counts.clear();
+        tokens = counter.count(text);
+        counts.set(text, tokens);
+      }
+      return tokens;
+    },
+  };
+}
+
+/**
+ * The rendered summary's token count without a cap, estimated from memoised line counts (within a few tokens
+ * of the exact count): what the record would take if it had all the room it wants.
+ */
+export function anchoredSummaryTokens(
+  summary: AnchoredSummary,
+  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars'> = {},
+): number {
+  return createAnchoredSummaryRenderer(summary, options).estimatedTokens;
+}
+
+function header(summary: AnchoredSummary): string {
+  const archived =
+    summary.handles.length === 0
+      ? ''
+      : ` — archived: ${summary.handles.slice(0, 3).join(', ')}${summary.handles.length > 3 ? ', …' : ''}`;
+  return `[precis summary of ${summary.messageCount} earlier ${summary.messageCount === 1 ? 'message' : 'messages'}${archived}]`;
+}
+
+/**
+ * Markdown under a `[precis summary of N earlier messages — archived: h-…]` header, one `##` section per
+ * non-empty section. With `maxTokens`, each section gets its share (unused shares go to the sections that
+ * need more) and lines that do not fit are left out with a `… (+N more in the archive)` note; the whole text
+ * is shrunk further until it fits (only the header when even that is too much). Deterministic.
+ */
+export function renderAnchoredSummary(
+  summary: AnchoredSummary,
+  options: RenderAnchoredSummaryOptions = {},
+): string {
+  const { maxTokens, ...rest } = options;
+  return createAnchoredSummaryRenderer(summary, rest).render(maxTokens);
+}
+
+interface BuiltText {
+  text: string;
+  /** The header's and each section's lines: `text` is their lines joined by newlines, blocks by blank lines. */
+  blocks: string[][];
+  /** The counts of those lines, where known. */
+  blockTokens: Array<Array<number | undefined>>;
+  tokens?: number;
+}
+
+export interface CreateAnchoredSummaryRendererOptions
+  extends Omit<RenderAnchoredSummaryOptions, 'maxTokens'> {
+  /**
+   * A renderer of an earlier state of the record (the previous fold round's): the sections whose lines did
+   * not change keep its rankings and counts instead of working them out again. @default none
+   */
+  previous?: AnchoredSummaryRenderer;
+}
+
+/** One section of a renderer, with what fitting its lines to caps has worked out. */
+interface FittedSection {
+  title: string;
+  keep: LinePolicy;
+  lines: readonly string[];
+  lineTokens: readonly number[];
+  fitter: (maxTokens: number) => FittedLines;
+  /** The section's tokens uncapped: its lines' counts plus their newlines. */
+  natural: number;
+}
+
+/** The sections of each renderer, for a later renderer given it as `previous`. */
+const renderedSections = new WeakMap<
+  AnchoredSummaryRenderer,
+  { counter: TokenCounter; sections: readonly FittedSection[] }
+>();
+
+export interface AnchoredSummaryRenderer {
+  /** `anchoredSummaryTokens` of the record under the same options. */
+  readonly estimatedTokens: number;
+  /** `renderAnchoredSummary` of the record under the same options and `maxTokens`. */
+  render(maxTokens?: number): string;
+}
+
+/**
+ * Renders one record under several caps (what folding does while it looks for the cap that fits): the
+ * sections, their rankings, line counts and rendered texts are worked out once and shared by every cap. The
+ * record must not change while the renderer is in use.
+ */
+export function createAnchoredSummaryRenderer(
+  summary: AnchoredSummary,
+  options: CreateAnchoredSummaryRendererOptions = {},
+): AnchoredSummaryRenderer {
+  const { maxIntentChars = Number.POSITIVE_INFINITY, previous } = options;
+  defaultCounter ??= createO200kCounter();
+  const baseCounter = options.counter ?? defaultCounter;
+  const counter = memoisedCounter(baseCounter);
+  const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
+  const earlier = previous === undefined ? undefined : renderedSections.get(previous);
+  const reusable = earlier?.counter === baseCounter ? earlier.sections : [];
+  const fitted = sections.map((section): FittedSection => {
+    const same = reusable.find(
+      (candidate) =>
+        candidate.title === section.title &&
+        candidate.keep === section.keep &&
+        candidate.lines.length === section.lines.length &&
+        candidate.lines.every((line, index) => line === section.lines[index]),
+    );
+    if (same !== undefined) return same;
+    // Line counts are memoised: folding renders the same lines many times.
+    const lineTokens = section.lines.map((line) => counter.count(line));
+    return {
+      title: section.title,
+      keep: section.keep,
+      lines: section.lines,
+      lineTokens,
+      fitter: lineFitter(section.lines, lineTokens, section.keep),
+      // The section's natural size.
+      natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
+    };
+  });
+  const headerText = header(summary);
+  const headerTokens = counter.count(headerText);
+  // The default counter is exact o200k: a text is counted from its lines' counts, which fitting has mostly.
+  const countText = (entry: BuiltText) =>
+    (options.counter === undefined
+      ? countJoinedLines(entry.blocks, counter.count, entry.blockTokens)
+      : undefined) ?? counter.count(entry.text);
+  const built = new Map<string, BuiltText>();
+  /** The text under `caps` (all of every section when undefined) and its exact count, each made once. */
+  const build = (caps: readonly number[] | undefined) => {
+    const key = caps === undefined ? 'all' : caps.join(',');
+    let entry = built.get(key);
+    if (entry === undefined) {
+      const pieces = [headerText];
+      // The text's lines, by block (the header, each section): what it is counted from.
+      const blocks: string[][] = [[headerText]];
+      const blockTokens: Array<Array<number | undefined>> = [[headerTokens]];
+      fitted.forEach((section, index) => {
+        const limit = caps?.[index];
+        const { kept, keptTokens, left } =
+          limit === undefined
+            ? { kept: section.lines, keptTokens: section.lineTokens, left: 0 }
+            : section.fitter(limit);
+        if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
+        const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
+        const lines = [...kept, ...more];
+        pieces.push(`## ${section.title}\n${lines.join('\n')}`);
+        blocks.push([`## ${section.title}`, ...(lines.length === 0 ? [''] : lines)]);
+        blockTokens.push([undefined, ...keptTokens]);
+      });
+      entry = { text: pieces.join('\n\n'), blocks, blockTokens };
+      built.set(key, entry);
+    }
+    return entry;
+  };
+  const tokensOf = (entry: BuiltText) => {
+    entry.tokens ??= countText(entry);
+    return entry.tokens;
+  };
+  const natural = fitted.map((section) => section.natural);
+  // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
+  // that could be returned is counted exactly.
+  const estimate = headerTokens + natural.reduce((sum, tokens) => sum + tokens + 6, 0);
+  const render = (maxTokens: number | undefined): string => {
+    if (maxTokens === undefined) return build(undefined).text;
+    if (estimate <= maxTokens) {
+      const full = build(undefined);
+      if (tokensOf(full) <= maxTokens) return full.text;
+    }
+    if (headerTokens >= maxTokens) return headerText;
+
+    let scale = 1;
+    for (let attempt = 0; attempt < 8; attempt++) {
+      const available = Math.max(0, Math.floor((maxTokens - headerTokens - sections.length * 6) * scale));
+      const totalWeight = sections.reduce((sum, section) => sum + section.weight, 0);
+      const caps = sections.map((section) => Math.floor((available * section.weight) / totalWeight));
+      const spare = caps.reduce((sum, limit, index) => sum + Math.max(0, limit - natural[index]!), 0);
+      const hungryWeight = sections.reduce(
+        (sum, section, index) => sum + (natural[index]! > caps[index]! ? section.weight : 0),
+        0,
+      );
+      const finalCaps = caps.map((limit, index) => {
+        if (natural[index]! <= limit) return natural[index]!;
+        return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
+      });
+      const text = build(finalCaps);
+      if (tokensOf(text) <= maxTokens) return text.text;
+      scale *= 0.8;
+    }
+    return headerText;
+  };
+  const rendered = new Map<number | undefined, string>();
+  const renderer: AnchoredSummaryRenderer = {
+    estimatedTokens: estimate,
+    render(maxTokens) {
+      let text = rendered.get(maxTokens);
+      if (text === undefined) {
+        text = render(maxTokens);
+        rendered.set(maxTokens, text);
+      }
+      return text;
+    },
+  };
+  renderedSections.set(renderer, { counter: baseCounter, sections: fitted });
+  return renderer;
+}
