@@ -72,6 +72,30 @@ function session() {
 }
 
 describe('buildAnchoredSummary', () => {
+  it("reads a sub-agent's report like the assistant's own prose, and no other tool output", () => {
+    const delegate = toolCall(
+      'Task',
+      { description: 'Review the notes fix', prompt: 'Review it.' },
+      'call-9',
+    );
+    const grep = toolCall('Grep', { pattern: 'notes' }, 'call-10');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix the notes formatter.'),
+        assistantMessage([delegate, grep]),
+        toolMessage(
+          toolResult(
+            delegate,
+            '## Review\nI chose to keep the any type because the upstream API is untyped.\nThe guard did not work on arrays.',
+          ),
+          toolResult(grep, 'src/notes.ts: we decided to switch to zod because of the schema'),
+        ),
+      ]),
+    );
+    expect(summary.decisions).toEqual(['I chose to keep the any type because the upstream API is untyped.']);
+    expect(summary.failedApproaches).toEqual(['The guard did not work on arrays.']);
+  });
+
   it('fills the forced sections with verbatim items', () => {
     const summary = buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] });
     expect(summary.intent).toBe(

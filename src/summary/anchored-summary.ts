@@ -182,8 +182,28 @@ function excerptCandidatesOf(message: IdentifiedMessage): ReadonlyArray<{ line: 
   return facts.excerptCandidates;
 }
 
+/** Tools that hand a task to a sub-agent and return its final report (Claude Code's `Task`, and the like). */
+const subAgentTool = /^(?:Task|Agent|dispatch_agent|delegate_task|run_subagent)$/;
+
+function isSubAgentReport(message: IdentifiedMessage): boolean {
+  return (
+    message.role === 'tool' &&
+    typeof message.content !== 'string' &&
+    message.content.some((part) => part.type === 'tool-result' && subAgentTool.test(part.toolName))
+  );
+}
+
 function computeProse(message: IdentifiedMessage): string {
   if (typeof message.content === 'string') return message.content;
+  if (message.role === 'tool')
+    return message.content
+      .map((part) =>
+        part.type === 'tool-result' && subAgentTool.test(part.toolName)
+          ? messageText({ role: 'tool', content: [part] })
+          : '',
+      )
+      .filter((text) => text !== '' && !stubLine.test(text.trim()))
+      .join('\n');
   return message.content
     .map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : ''))
     .filter((text) => text !== '' && !stubLine.test(text.trim()))
@@ -254,7 +274,9 @@ export function buildAnchoredSummary(
   }
 
   const assistants = originals.filter((message) => message.role === 'assistant');
-  for (const message of assistants) {
+  // A sub-agent's report is the assistant's own reasoning, done elsewhere: its decisions count the same.
+  const reports = originals.filter(isSubAgentReport);
+  for (const message of [...assistants, ...reports]) {
     for (const sentence of sentencesOf(message)) {
       const checklist = /^[-*]\s*\[( |x|X)\]\s*(.+)$/.exec(sentence);
       if (checklist !== null) {

@@ -46,6 +46,38 @@ describe('commandResultLines', () => {
     ]);
   });
 
+  it('keeps the lines that count what a command did (a commit, a test run) besides its last line', () => {
+    const messages = assignIds(
+      createConversationBuilder()
+        .user('Commit the fix.')
+        .tools([
+          {
+            name: 'Bash',
+            input: { command: 'git add -A && git commit -m "Fix notes content"' },
+            output:
+              '[fix/notes 1a2b3c4] Fix notes content\n 13 files changed, 27757 insertions(+)\n create mode 100644 logs/chat.json',
+          },
+        ])
+        .tools([
+          {
+            name: 'Bash',
+            input: { command: 'npx vitest run' },
+            output:
+              ' ✓ src/notes.test.ts (14 tests) 12ms\n\n Test Files  1 passed (1)\n      Tests  14 passed (14)\n All tests finished',
+          },
+        ])
+        .build(),
+    );
+    expect(commandResultLines(messages)).toEqual([
+      '13 files changed, 27757 insertions(+)',
+      'create mode 100644 logs/chat.json',
+      '✓ src/notes.test.ts (14 tests) 12ms',
+      'Test Files  1 passed (1)',
+      'Tests  14 passed (14)',
+      'All tests finished',
+    ]);
+  });
+
   it('finds nothing in a conversation without commands', () => {
     expect(
       commandResultLines(assignIds(createConversationBuilder().user('hello').assistant('hi').build())),

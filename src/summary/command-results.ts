@@ -3,7 +3,7 @@ import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
 
 export interface CommandResultLinesOptions {
-  /** `key: value` lines with a number kept per output, besides its last line. @default 3 */
+  /** `key: value` and tally lines kept per output, besides its last line. @default 3 */
   maxKeyValueLines?: number;
   /** Longer lines are cut with `…`. @default 200 */
   maxLineChars?: number;
@@ -11,13 +11,16 @@ export interface CommandResultLinesOptions {
 
 /** A line that reports a value: `Actual count: 2`, `max_y=0.2595`, `Created 155 rows` is caught as the last line. */
 const keyValueLine = /\b[\w .'-]{2,40}[:=]\s*\S/;
+/** A line that counts what happened: `13 files changed, 27757 insertions(+)`, `Tests: 14 passed (14)`. */
+const tallyLine =
+  /\b\d[\d,]*\s+(?:files?|insertions?|deletions?|tests?|passed|failed|errors?|warnings?|rows?|records?|items?|packages?|modules?|blocks?)\b/i;
 /** Output wrappers and stubs say nothing about the result. */
 const wrapperLine = /^(?:<\/?(?:returncode|output|stdout|stderr)>|\[.*archived: h-[0-9a-f]+.*\])$/;
 
 /**
  * What the commands the agent ran (not reads or searches: scripts, tests, builds, git) printed that reads as a
- * result: the last meaningful line of each output and up to `maxKeyValueLines` `key: value` lines with a
- * number, verbatim, in order, distinct. Errors are the ledger's business; this keeps the outcomes a reproduction
+ * result: the last meaningful line of each output and up to `maxKeyValueLines` lines that report a value
+ * (`key: value` with a number) or count what happened (`13 files changed`), verbatim, in order, distinct. Errors are the ledger's business; this keeps the outcomes a reproduction
  * script or a test run printed (`Actual count: 2`, `Server running at http://localhost:3000/`).
  */
 export function commandResultLines(
@@ -64,13 +67,13 @@ export function commandResultLines(
   return results;
 }
 
-/** The `key: value` lines with a number (the first `maxKeyValueLines`), then the last line. */
+/** The value and tally lines (the first `maxKeyValueLines`), then the last line. */
 function chooseResultLines(lines: readonly string[], maxKeyValueLines: number): string[] {
   const chosen: string[] = [];
   let keyValues = 0;
   for (const line of lines) {
     if (keyValues >= maxKeyValueLines) break;
-    if (keyValueLine.test(line) && /\d/.test(line)) {
+    if ((keyValueLine.test(line) && /\d/.test(line)) || tallyLine.test(line)) {
       chosen.push(line);
       keyValues++;
     }

@@ -11,8 +11,8 @@ import { importTranscript } from '../../transcripts/import-transcript.js';
 
 // Golden digests of `compact()` outputs: fold-into-summary's caches must not change a byte of the messages,
 // actions, warnings or archive. Taken from the unoptimised code, then regenerated once for a deliberate change
-// (the summary's "Command results" section, and the summary using room a drop freed beyond its share; the archive
-// digests did not move). A change that is meant to alter
+// (the summary's "Command results" section, and the summary using room a drop freed beyond its share; then tally
+// lines among command results and sub-agent reports read as prose; the archive digests did not move). A change that is meant to alter
 // output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests are stored here,
 // never the shared sessions' content.
 
@@ -55,24 +55,24 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '415a3b914cdc7b74fe2ca3fbe8f2e153', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: 'af1cda88e41db33691df4b92edc38f21', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: 'b27adda36f77112a0ea4abee4a30326c', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: 'b5a5f652771d0099954670ab91534b66', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '90b684b91b8e067580890e5c5b40f068', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '7105bf3ad8352f03df786f1c98f9bc3f', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
+  '0.1': { result: '248cc8670bdfbb690b531c221ec39d07', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '00e5baac068c6bb1d7bc81fd1f70b649', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '86552bdbb7217ad0a5623b78ba0dfd1d', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '484177d88b09a71d19bea5f565a665a4', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '4fc5db3042e411f1ff7d7a0730312ad7',
+    result: '999c6d1426a2cace7308fa634fbecd1a',
     archive: '4df9312e3182da2dd8811d1cc97e8843',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '0d80926a70e981ee6ea0b70275fd4328',
+    result: '56326efe213852f228b3997fa2fc428c',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'af3280189b53d0a42cda60e2d93a2bab',
+    result: '893bf2fe8b8f7547e4307e74941d7e1c',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -80,7 +80,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'a4209f03cb2251cf8c1daf4d0be7f37f',
+    result: '2bebf85607fd591d4f2228efaeac6951',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
