@@ -78,6 +78,26 @@ describe('commandResultLines', () => {
     ]);
   });
 
+  it('keeps where git stands (branch, status) though those commands only read', () => {
+    const messages = assignIds(
+      createConversationBuilder()
+        .user('Where are we?')
+        .tools([
+          {
+            name: 'Bash',
+            input: { command: 'git branch --show-current' },
+            output: 'feature/issue-377-phase2-performance',
+          },
+        ])
+        .tools([
+          { name: 'Bash', input: { command: 'git log --oneline -3' }, output: 'a1b2c3d Fix notes content' },
+        ])
+        .tools([{ name: 'Bash', input: { command: 'cat package.json' }, output: '{ "name": "attio" }' }])
+        .build(),
+    );
+    expect(commandResultLines(messages)).toEqual(['feature/issue-377-phase2-performance']);
+  });
+
   it('finds nothing in a conversation without commands', () => {
     expect(
       commandResultLines(assignIds(createConversationBuilder().user('hello').assistant('hi').build())),

@@ -14,6 +14,8 @@ const keyValueLine = /\b[\w .'-]{2,40}[:=]\s*\S/;
 /** A line that counts what happened: `13 files changed, 27757 insertions(+)`, `Tests: 14 passed (14)`. */
 const tallyLine =
   /\b\d[\d,]*\s+(?:files?|insertions?|deletions?|tests?|passed|failed|errors?|warnings?|rows?|records?|items?|packages?|modules?|blocks?)\b/i;
+/** Read-only, but what they print is where the work stands (the branch, what is committed). */
+const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
 /** Output wrappers and stubs say nothing about the result. */
 const wrapperLine = /^(?:<\/?(?:returncode|output|stdout|stderr)>|\[.*archived: h-[0-9a-f]+.*\])$/;
 
@@ -47,7 +49,9 @@ export function commandResultLines(
       if (lines === undefined) {
         const command = recogniseToolCall(call.toolName, call.input, state).command;
         lines =
-          command === undefined || command.kind === 'search' || command.readOnly
+          command === undefined ||
+          command.kind === 'search' ||
+          (command.readOnly && !gitStateCommand.test(command.text))
             ? []
             : messageText({ role: 'tool', content: [part] })
                 // Split at \n alone: trimming drops the \r of a \r\n.

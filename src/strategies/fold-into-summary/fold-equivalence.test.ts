@@ -12,7 +12,7 @@ import { importTranscript } from '../../transcripts/import-transcript.js';
 // Golden digests of `compact()` outputs: fold-into-summary's caches must not change a byte of the messages,
 // actions, warnings or archive. Taken from the unoptimised code, then regenerated once for a deliberate change
 // (the summary's "Command results" section, and the summary using room a drop freed beyond its share; then tally
-// lines among command results and sub-agent reports read as prose; the archive digests did not move). A change that is meant to alter
+// lines and git state among command results, sub-agent reports read as prose; the archive digests did not move). A change that is meant to alter
 // output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests are stored here,
 // never the shared sessions' content.
 
@@ -55,16 +55,16 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '7105bf3ad8352f03df786f1c98f9bc3f', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: '248cc8670bdfbb690b531c221ec39d07', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: '00e5baac068c6bb1d7bc81fd1f70b649', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '86552bdbb7217ad0a5623b78ba0dfd1d', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '484177d88b09a71d19bea5f565a665a4', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '711e5a5d8313dce858055d6bcaf94454', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
+  '0.1': { result: '93e823af377a2d121d5cff7161e7df9b', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '591c8c5b8d0f4753b4f77c7350f1ed5e', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '41f8bf82c855cc1d787846f30826d704', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '75e5f8aaab5e7ac78239caee43e67445', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '999c6d1426a2cace7308fa634fbecd1a',
+    result: '5fbde1bf6ef93d5cf400ac93677efb53',
     archive: '4df9312e3182da2dd8811d1cc97e8843',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -72,7 +72,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '893bf2fe8b8f7547e4307e74941d7e1c',
+    result: 'a22105b30bf102406a5fa3714eaa0b2c',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
