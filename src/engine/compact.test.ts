@@ -275,6 +275,11 @@ describe('compact', () => {
     );
     expectHandlesExpand(input, result, archive);
     expect(validateMessages(result.messages).issues).toEqual([]);
+    // Where the budget is only a target, the last turn can be kept whole at the budget's expense.
+    const kept = run(input, { budgetTokens, lastTurnCompressible: false }).result;
+    expect(kept.report.withinBudget).toBe(false);
+    expect(kept.report.relaxedPreservation?.keepRecentTurns).toBe(1);
+    expectPreservedIdentical(input, kept, 1, false);
   });
 
   it('relaxes the preservation (never the last turn) before giving up the budget', () => {

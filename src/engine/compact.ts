@@ -43,6 +43,13 @@ export interface CompactOptions {
   strategies?: Strategy[];
   /** Throw a `budget-exceeded` PrecisError instead of returning an over-budget result with a warning. @default false */
   strict?: boolean;
+  /**
+   * When the preserved messages alone exceed the budget, the last turn may be compressed too, as the last
+   * relaxation (its outputs become stubs with handles). Turn it off where the budget is a target below a hard
+   * limit and the step the model is acting on must stay whole (the ContextManager allows it only on overflow).
+   * @default true
+   */
+  lastTurnCompressible?: boolean;
 }
 
 export interface CompactStrategyReport {
@@ -95,7 +102,8 @@ const maxRounds = 3;
  *
  * When what must be kept is larger than the budget, `strict` throws a `budget-exceeded` PrecisError;
  * otherwise the preservation is relaxed until the budget holds (one recent turn, then the task message
- * compressible, then the last turn; reported in `report.relaxedPreservation` with a `compact-warning`), and if
+ * compressible, then the last turn unless `lastTurnCompressible` is false; reported in
+ * `report.relaxedPreservation` with a `compact-warning`), and if
  * even that cannot fit (system and pinned messages are never compressed), the smallest valid result comes back
  * with a `compact-warning`.
  *
@@ -380,15 +388,21 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
 
 type Preservation = Pick<CompactSettings, 'keepRecentTurns' | 'preserveFirstUserMessage'>;
 
-/** Weaker preservations to try, in order, when the configured one leaves no room: one turn, then no task. */
-function relaxedPreservations(settings: Preservation): Preservation[] {
+/**
+ * Weaker preservations to try, in order, when the configured one leaves no room: one turn, then no task, then
+ * (when allowed) not even the last turn.
+ */
+function relaxedPreservations(
+  settings: Preservation & Pick<CompactSettings, 'lastTurnCompressible'>,
+): Preservation[] {
   const lastTurn = Math.min(1, settings.keepRecentTurns);
   const relaxed: Preservation[] = [];
   if (lastTurn < settings.keepRecentTurns)
     relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: settings.preserveFirstUserMessage });
   if (settings.preserveFirstUserMessage)
     relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: false });
-  if (lastTurn > 0) relaxed.push({ keepRecentTurns: 0, preserveFirstUserMessage: false });
+  if (lastTurn > 0 && settings.lastTurnCompressible)
+    relaxed.push({ keepRecentTurns: 0, preserveFirstUserMessage: false });
   return relaxed;
 }
 
@@ -401,6 +415,7 @@ interface CompactSettings {
   preserveFirstUserMessage: boolean;
   strategies: readonly AnyStrategy[];
   strict: boolean;
+  lastTurnCompressible: boolean;
 }
 
 function checkOptions(
@@ -418,6 +433,7 @@ function checkOptions(
     preserveFirstUserMessage = true,
     strategies = defaultStrategies(),
     strict = false,
+    lastTurnCompressible = true,
   } = options;
   if (!(Number.isInteger(budgetTokens) && budgetTokens >= 0))
     throw new InvalidArgumentError(
@@ -451,6 +467,7 @@ function checkOptions(
     preserveFirstUserMessage,
     strategies,
     strict,
+    lastTurnCompressible: lastTurnCompressible !== false,
   };
 }
 

@@ -291,6 +291,21 @@ describe('when createContextManager compacts', () => {
     expect(sent.slice(-2).map(stripId)).toEqual([big[0], bigResult]);
   });
 
+  it('keeps a last tool output larger than the compaction target whole while the window holds it', async () => {
+    const context = manager();
+    const index = await fillTo(context, 0.3);
+    const big = step(index);
+    const bigResult = toolMessage(
+      toolResult({ toolCallId: `call_${index}`, toolName: 'Bash' }, logOutput(index, 500)),
+    );
+    expect(accountant.countMessage(bigResult)).toBeGreaterThan(context.stats().effectiveWindowTokens * 0.5);
+    context.append([big[0], bigResult]);
+    const sent = await context.messages();
+    expect(context.stats().compactions).toBeGreaterThanOrEqual(1);
+    expect(sent.slice(-2).map(stripId)).toEqual([big[0], bigResult]);
+    expect(context.stats().usageRatio).toBeLessThan(1);
+  });
+
   it('compacts on demand with compact()', async () => {
     const context = manager();
     await fillTo(context, 0.55);

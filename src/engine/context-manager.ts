@@ -551,6 +551,9 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       accountant,
       archive,
       keepRecentTurns: turnsCovering(before, settings.keepRecentMessages),
+      // The budget is a target below the window: the step the model acts on stays whole unless the provider
+      // has already refused the request as too long.
+      lastTurnCompressible: reason === 'overflow',
       ...(strategies === undefined ? {} : { strategies }),
     };
     const result = await compactAsync(
