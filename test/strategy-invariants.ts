@@ -26,7 +26,9 @@ export interface StrategyInvariantOptions {
 const sharedAccountant = createTokenAccountant();
 
 export function checkStrategyInvariants(strategy: Strategy, options: StrategyInvariantOptions): void {
-  const { conversations, numRuns = 150, accountant = sharedAccountant, seed } = options;
+  const { conversations, accountant = sharedAccountant, seed } = options;
+  // PRECIS_PROPERTY_RUNS runs every strategy's invariants on that many conversations (a long local soak).
+  const numRuns = Number(process.env.PRECIS_PROPERTY_RUNS ?? options.numRuns ?? 150);
   const scenario = conversations.chain((conversation) => {
     const messages = assignIds(conversation);
     return fc.record({
