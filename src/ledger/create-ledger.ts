@@ -340,7 +340,7 @@ export function createLedger(): Ledger {
       for (const message of messages) ledger.add(message);
     },
     snapshot() {
-      return structuredClone({
+      return copyPlainData({
         messageCount,
         files: [...files.values()],
         commands: [...commands.values()],
@@ -359,6 +359,18 @@ export function createLedger(): Ledger {
   }
 
   return ledger;
+}
+
+/**
+ * A deep copy of the ledger's state, which is plain data (objects, arrays, strings, numbers, booleans): what
+ * `structuredClone` gives for it, at a fraction of the cost (a fold takes a snapshot every round).
+ */
+function copyPlainData<Value>(value: Value): Value {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyPlainData) as Value;
+  const copy: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) copy[key] = copyPlainData((value as Record<string, unknown>)[key]);
+  return copy as Value;
 }
 
 function collectStrings(value: unknown, out: string[], depth: number): void {

@@ -508,6 +508,15 @@ function structuredReferences(record: InputRecord | undefined): RecognisedToolCa
 }
 
 /**
+ * Whether `recogniseToolCall` can find a shell or code command in a call of `toolName` (only those tools run
+ * one; the others read, write or search), without recognising the call.
+ */
+export function runsCommand(toolName: string): boolean {
+  const name = normaliseToolName(toolName);
+  return shellTools.has(name) || codeTools.has(name);
+}
+
+/**
  * What a tool call does, from its name and input alone: the files it reads or changes (with line counts and
  * symbols where the input shows them) and the command it runs. Unknown tools with a path argument are guessed
  * from the words in their name (`read`, `write`, `edit`, `delete`). `state` carries SWE-agent's open file.

@@ -38,6 +38,9 @@ export function referencesIn(text: string, options: ReferenceOptions = {}): Foun
   // would try an `owner/repo` match at every word start.
   const issues: Array<{ at: number; value: string }> = [];
   for (let at = text.indexOf('#'); at !== -1; at = text.indexOf('#', at + 1)) {
+    // Most `#` are headings, comments and colours: no digit, no id (the pattern below starts with one).
+    const next = text.charCodeAt(at + 1);
+    if (next < 48 || next > 57) continue;
     const digits = /^\d{1,7}(?![\w-])/.exec(text.slice(at + 1, at + 10));
     if (digits === null) continue;
     const before = text.slice(Math.max(0, at - 120), at);

@@ -47,8 +47,12 @@ function sumDefined(...values: Array<number | undefined>): number | undefined {
   return defined.length === 0 ? undefined : defined.reduce((total, value) => total + value, 0);
 }
 
+// Each format first checks for a literal its summary line cannot match without: most outputs are not test
+// runs, and a look for a word costs less than a pass of the line patterns over a long output.
+
 function pytest(text: string): TestSummary | undefined {
   // `==== 1 failed, 2 passed in 0.12s ====` or, with -q, the same without the rules.
+  if (!text.includes(' in ')) return undefined;
   const lines = [
     ...text.matchAll(
       /^=*\s*((?:\d+ (?:passed|failed|skipped|errors?|xfailed|xpassed|deselected|warnings?|rerun)(?:, )?)+) in [\d.]+s\b.*$/gm,
@@ -69,6 +73,7 @@ function pytest(text: string): TestSummary | undefined {
 }
 
 function unittest(text: string): TestSummary | undefined {
+  if (!text.includes('Ran ')) return undefined;
   const ran = [...text.matchAll(/^Ran (\d+) tests? in [\d.]+s/gm)].at(-1);
   if (ran === undefined) return undefined;
   const outcome = /^(OK|FAILED)(?: \(([^)]*)\))?\s*$/m.exec(text.slice(ran.index));
@@ -89,6 +94,7 @@ function unittest(text: string): TestSummary | undefined {
 }
 
 function vitest(text: string): TestSummary | undefined {
+  if (!text.includes('Tests')) return undefined;
   const line = [...text.matchAll(/^\s*Tests\s{2,}((?:\d+ \w+(?: \| )?)+)\s*\(\d+\)/gm)].at(-1);
   if (line === undefined) return undefined;
   const counts = countsOf(line[1]!, /(\d+) (passed|failed|skipped|todo)/g);
@@ -106,6 +112,7 @@ function vitest(text: string): TestSummary | undefined {
 }
 
 function jest(text: string): TestSummary | undefined {
+  if (!text.includes('Tests:')) return undefined;
   const line = [...text.matchAll(/^Tests:\s+(.*\d+ total)\s*$/gm)].at(-1);
   if (line === undefined) return undefined;
   const counts = countsOf(line[1]!, /(\d+) (passed|failed|skipped|todo|pending)/g);
@@ -123,6 +130,7 @@ function jest(text: string): TestSummary | undefined {
 }
 
 function mocha(text: string): TestSummary | undefined {
+  if (!text.includes(' passing')) return undefined;
   const passing = /^\s*(\d+) passing\b/m.exec(text);
   if (passing === null) return undefined;
   const failing = /^\s*(\d+) failing\b/m.exec(text);
@@ -154,6 +162,7 @@ function goTest(text: string): TestSummary | undefined {
 }
 
 function cargoTest(text: string): TestSummary | undefined {
+  if (!text.includes('test result: ')) return undefined;
   const results = [
     ...text.matchAll(/^test result: (?:ok|FAILED)\. (\d+) passed; (\d+) failed; (\d+) ignored/gm),
   ];

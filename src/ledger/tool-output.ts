@@ -20,15 +20,18 @@ const exitCodePatterns: readonly RegExp[] = [
 
 /** How much of the start and end of an output is searched for an exit code (agents print it at one end). */
 const edgeChars = 600;
+/** The same patterns, global: every status line of an edge is read (`matchAll` works on a copy of each). */
+const globalExitCodePatterns = exitCodePatterns.map(
+  (pattern) => new RegExp(pattern.source, `${pattern.flags}g`),
+);
 
 /** The exit code the output states, if it states one. Only the first and last few hundred characters count. */
 export function exitCodeOf(text: string): number | undefined {
   const edges =
     text.length <= edgeChars * 2 ? [text] : [text.slice(0, edgeChars), text.slice(text.length - edgeChars)];
-  for (const pattern of exitCodePatterns) {
+  for (const global of globalExitCodePatterns) {
     for (let index = edges.length - 1; index >= 0; index--) {
       // The last status line wins: OpenHands prints one per command of a chained line.
-      const global = new RegExp(pattern.source, `${pattern.flags}g`);
       let code: number | undefined;
       for (const match of edges[index]!.matchAll(global)) code = Number(match[1]);
       if (code !== undefined) return code;

@@ -18,7 +18,12 @@ import {
   mergeAnchoredSummary,
   parseAnchoredSummary,
 } from './anchored-summary.js';
-import { createAnchoredSummaryRenderer, renderAnchoredSummary } from './render-anchored-summary.js';
+import {
+  anchoredSummaryTokens,
+  anchoredSummaryTokensUpTo,
+  createAnchoredSummaryRenderer,
+  renderAnchoredSummary,
+} from './render-anchored-summary.js';
 
 const counter = createO200kCounter();
 
@@ -240,6 +245,18 @@ describe('renderAnchoredSummary', () => {
     expect(carried.estimatedTokens).toBe(fresh.estimatedTokens);
     for (const maxTokens of [undefined, 1, 40, 80, 120, 200, 400, 2000])
       expect(carried.render(maxTokens)).toBe(fresh.render(maxTokens));
+  });
+
+  it('counts how much room a record wants up to a limit as the whole estimate capped there', () => {
+    const big = buildAnchoredSummary(session());
+    for (let index = 0; index < 40; index++) big.scripts.push(`node scripts/step-${index}.mjs --verbose`);
+    for (const summary of [buildAnchoredSummary(session()), big, emptyAnchoredSummary()])
+      for (const maxIntentChars of [undefined, 20]) {
+        const options = maxIntentChars === undefined ? { counter } : { counter, maxIntentChars };
+        const estimate = anchoredSummaryTokens(summary, options);
+        for (const limit of [0, 1, 10, estimate - 1, estimate, estimate + 1, 5000])
+          expect(anchoredSummaryTokensUpTo(summary, limit, options)).toBe(Math.min(limit, estimate));
+      }
   });
 
   it('returns only the header when nothing else fits', () => {

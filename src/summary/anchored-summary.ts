@@ -97,6 +97,8 @@ const failureCue =
   /\b(didn't work|did not work|doesn't work|does not work|not working|still fail(?:s|ing)?|failed again|reverted|revert(?:ing)? the|wrong approach|no luck|doesn't help|did not help)\b/i;
 const constraintCue =
   /\b(must|should|shouldn't|don't|do not|never|always|please|make sure|ensure|avoid|only|instead|need to|use|keep|without)\b/i;
+/** A markdown checklist item, `- [ ] …` or `- [x] …`. */
+const checklistItem = /^[-*]\s*\[( |x|X)\]\s*(.+)$/;
 const imperativeStart =
   /^(add|avoid|be|change|check|create|do|don't|ensure|fix|implement|keep|leave|make|move|never|only|please|remove|rename|run|stop|try|update|use|write|always|note|focus|skip)\b/i;
 
@@ -129,7 +131,17 @@ interface MessageFacts {
   authored?: AuthoredLines[];
   /** Lines for excerpts (those with identifier-like tokens), with their density scores. */
   excerptCandidates?: Array<{ line: string; score: number }>;
+  /** The sentences that read as constraints (of a user message). */
+  constraints?: string[];
+  /** What the sentences give, in their order: checklist tasks, failed approaches, decisions. */
+  reasoning?: ReasoningItem[];
+  /** The sentences that read as next steps. */
+  nextSteps?: string[];
 }
+
+type ReasoningItem =
+  | { section: 'tasks'; text: string; done: boolean }
+  | { section: 'failedApproaches' | 'decisions'; text: string };
 
 const memoisedFacts = new WeakMap<IdentifiedMessage, MessageFacts>();
 
@@ -152,6 +164,36 @@ function sentencesOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
   facts.sentences ??= summarySentences(proseOf(message));
   return facts.sentences;
+}
+
+function constraintsOf(message: IdentifiedMessage): readonly string[] {
+  const facts = factsOf(message);
+  facts.constraints ??= sentencesOf(message).filter(
+    (sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence),
+  );
+  return facts.constraints;
+}
+
+function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
+  const facts = factsOf(message);
+  if (facts.reasoning === undefined) {
+    facts.reasoning = [];
+    for (const sentence of sentencesOf(message)) {
+      const checklist = checklistItem.exec(sentence);
+      if (checklist !== null)
+        facts.reasoning.push({ section: 'tasks', text: checklist[2]!.trim(), done: checklist[1] !== ' ' });
+      else if (failureCue.test(sentence))
+        facts.reasoning.push({ section: 'failedApproaches', text: sentence });
+      else if (decisionCue.test(sentence)) facts.reasoning.push({ section: 'decisions', text: sentence });
+    }
+  }
+  return facts.reasoning;
+}
+
+function nextStepsOf(message: IdentifiedMessage): readonly string[] {
+  const facts = factsOf(message);
+  facts.nextSteps ??= sentencesOf(message).filter((sentence) => nextStepCue.test(sentence));
+  return facts.nextSteps;
 }
 
 function todosOfMessage(message: IdentifiedMessage): readonly SummaryTask[] {
@@ -268,31 +310,22 @@ export function buildAnchoredSummary(
   for (const message of users) {
     const text = proseOf(message);
     if (intent !== undefined && text.trim() === intent.trim()) continue;
-    for (const sentence of sentencesOf(message))
-      if (imperativeStart.test(sentence) || constraintCue.test(sentence))
-        pushUnique(summary.constraints, sentence);
+    for (const sentence of constraintsOf(message)) pushUnique(summary.constraints, sentence);
   }
 
   const assistants = originals.filter((message) => message.role === 'assistant');
   // A sub-agent's report is the assistant's own reasoning, done elsewhere: its decisions count the same.
   const reports = originals.filter(isSubAgentReport);
   for (const message of [...assistants, ...reports]) {
-    for (const sentence of sentencesOf(message)) {
-      const checklist = /^[-*]\s*\[( |x|X)\]\s*(.+)$/.exec(sentence);
-      if (checklist !== null) {
-        addTask(summary.tasks, checklist[2]!.trim(), checklist[1] !== ' ');
-        continue;
-      }
-      if (failureCue.test(sentence)) pushUnique(summary.failedApproaches, sentence);
-      else if (decisionCue.test(sentence)) pushUnique(summary.decisions, sentence);
-    }
+    for (const item of reasoningOf(message))
+      if (item.section === 'tasks') addTask(summary.tasks, item.text, item.done);
+      else pushUnique(summary[item.section], item.text);
     for (const todo of todosOfMessage(message)) addTask(summary.tasks, todo.text, todo.done);
   }
   // Next steps and current state come from the latest assistant prose of the span.
   const latest = assistants.slice(-3);
   for (const message of latest)
-    for (const sentence of sentencesOf(message))
-      if (nextStepCue.test(sentence)) pushUnique(summary.nextSteps, sentence);
+    for (const sentence of nextStepsOf(message)) pushUnique(summary.nextSteps, sentence);
   const last = [...assistants].reverse().find((message) => proseOf(message).trim() !== '');
   if (last !== undefined) {
     const sentences = sentencesOf(last);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder } from '../testing/message-builders.js';
@@ -96,6 +97,64 @@ describe('commandResultLines', () => {
         .build(),
     );
     expect(commandResultLines(messages)).toEqual(['feature/issue-377-phase2-performance']);
+  });
+
+  it('chooses from an output what splitting it into lines would (property)', () => {
+    // The lines of each output as a plain split would give them, then the value lines and the last line.
+    const reference = (outputs: readonly string[], maxKeyValueLines: number) => {
+      const results: string[] = [];
+      for (const output of outputs) {
+        const lines = output
+          .split('\n')
+          .map((line) => line.trim())
+          .filter(
+            (line) =>
+              line.length >= 6 &&
+              /[A-Za-z]/.test(line) &&
+              !/^(?:<\/?output>|\[.*archived: h-[0-9a-f]+.*\])$/.test(line),
+          );
+        const chosen = lines
+          .filter(
+            (line) =>
+              (/\b[\w .'-]{2,40}[:=]\s*\S/.test(line) && /\d/.test(line)) ||
+              /\b\d[\d,]*\s+(?:files?|passed|failed|tests?)\b/i.test(line),
+          )
+          .slice(0, maxKeyValueLines);
+        for (const line of [...chosen, ...lines.slice(-1)]) if (!results.includes(line)) results.push(line);
+      }
+      return results;
+    };
+    const piece = fc.constantFrom(
+      ...[
+        '\n',
+        '\r\n',
+        '\n\n',
+        ' ',
+        '  \t',
+        'Actual count: 2',
+        'max_y=0.2595',
+        'key: value',
+        '3 files changed',
+      ],
+      ...['Tests  14 passed', 'Finished the run.', 'ok', 'x', '<output>', '</output>', 'done 12', '7'],
+    );
+    fc.assert(
+      fc.property(
+        fc.array(fc.array(piece, { maxLength: 12 }), { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 3 }),
+        (pieces, maxKeyValueLines) => {
+          const outputs = pieces.map((parts) => parts.join(''));
+          let builder = createConversationBuilder().user('Run it.');
+          for (const output of outputs)
+            builder = builder.tools([{ name: 'bash', input: { command: 'python run.py' }, output }]);
+          const messages = assignIds(builder.build());
+          expect(commandResultLines(messages, { maxKeyValueLines })).toEqual(
+            reference(outputs, maxKeyValueLines),
+          );
+        },
+      ),
+      { numRuns: 500 },
+    );
   });
 
   it('finds nothing in a conversation without commands', () => {

@@ -1,4 +1,5 @@
 import { type RecogniserState, recogniseToolCall } from '../ledger/index.js';
+import { runsCommand } from '../ledger/recognise-tool-call.js';
 import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
 
@@ -45,48 +46,70 @@ export function commandResultLines(
       const call = calls.get(part.toolCallId);
       if (call === undefined) continue;
       // Folding reads the same results round after round: what a result says is kept per part object.
-      let lines = linesCache.get(part);
-      if (lines === undefined) {
-        const command = recogniseToolCall(call.toolName, call.input, state).command;
-        lines =
-          command === undefined ||
-          command.kind === 'search' ||
-          (command.readOnly && !gitStateCommand.test(command.text))
-            ? []
-            : messageText({ role: 'tool', content: [part] })
-                // Split at \n alone: trimming drops the \r of a \r\n.
-                .split('\n')
-                .map((line) => line.trim())
-                .filter((line) => line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line));
-        linesCache.set(part, lines);
+      let output = outputCache.get(part);
+      if (output === undefined) {
+        // Only shell and code tools run a command (and only they change `state`): the others are not recognised.
+        const command = runsCommand(call.toolName)
+          ? recogniseToolCall(call.toolName, call.input, state).command
+          : undefined;
+        output = {
+          text:
+            command === undefined ||
+            command.kind === 'search' ||
+            (command.readOnly && !gitStateCommand.test(command.text))
+              ? ''
+              : messageText({ role: 'tool', content: [part] }),
+        };
+        outputCache.set(part, output);
       }
-      let chosen = chosenCache.get(lines);
-      if (chosen?.maxKeyValueLines !== maxKeyValueLines) {
-        chosen = { maxKeyValueLines, lines: chooseResultLines(lines, maxKeyValueLines) };
-        chosenCache.set(lines, chosen);
-      }
-      for (const line of chosen.lines) add(line);
+      if (output.chosen?.maxKeyValueLines !== maxKeyValueLines)
+        output.chosen = { maxKeyValueLines, lines: chooseResultLines(output.text, maxKeyValueLines) };
+      for (const line of output.chosen.lines) add(line);
     }
   }
   return results;
 }
 
-/** The value and tally lines (the first `maxKeyValueLines`), then the last line. */
-function chooseResultLines(lines: readonly string[], maxKeyValueLines: number): string[] {
+/**
+ * The output's value and tally lines (the first `maxKeyValueLines`), then its last line: of its lines (split at
+ * \n alone: trimming drops the \r of a \r\n) that say something (`isResultLine`). Read from the start only
+ * until the value lines are found, and from the end for the last line: a long log is not split whole.
+ */
+function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   const chosen: string[] = [];
   let keyValues = 0;
-  for (const line of lines) {
-    if (keyValues >= maxKeyValueLines) break;
-    if ((keyValueLine.test(line) && /\d/.test(line)) || tallyLine.test(line)) {
+  for (let start = 0; start <= text.length && keyValues < maxKeyValueLines; ) {
+    const newline = text.indexOf('\n', start);
+    const end = newline === -1 ? text.length : newline;
+    const line = text.slice(start, end).trim();
+    // Both forms hold a number: a line without a digit is neither (and costs no pattern).
+    if (isResultLine(line) && /\d/.test(line) && (keyValueLine.test(line) || tallyLine.test(line))) {
       chosen.push(line);
       keyValues++;
     }
+    if (newline === -1) break;
+    start = newline + 1;
   }
-  const last = lines.at(-1);
-  if (last !== undefined) chosen.push(last);
+  for (let end = text.length; ; ) {
+    const newline = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
+    const line = text.slice(newline + 1, end).trim();
+    if (isResultLine(line)) {
+      chosen.push(line);
+      break;
+    }
+    if (newline === -1) break;
+    end = newline;
+  }
   return chosen;
 }
 
-const linesCache = new WeakMap<object, string[]>();
-/** What `chooseResultLines` chose from a result's lines, for the `maxKeyValueLines` it was given. */
-const chosenCache = new WeakMap<readonly string[], { maxKeyValueLines: number; lines: string[] }>();
+/** A line worth keeping as a result: some letters, not an output wrapper or a stub. */
+function isResultLine(line: string): boolean {
+  return line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line);
+}
+
+/** What a tool result's command printed ('' when it ran none worth reading), and the lines chosen from it. */
+const outputCache = new WeakMap<
+  object,
+  { text: string; chosen?: { maxKeyValueLines: number; lines: string[] } }
+>();

@@ -243,6 +243,33 @@ export function anchoredSummaryTokens(
   return createAnchoredSummaryRenderer(summary, options).estimatedTokens;
 }
 
+/**
+ * `Math.min(limit, anchoredSummaryTokens(summary, options))`, counting lines only until the sum reaches `limit`:
+ * the estimate is a sum of counts that are never negative, so a part of it that reaches `limit` settles it.
+ * Folding asks how much room a record wants up to the summary's cap, and records usually want more.
+ */
+export function anchoredSummaryTokensUpTo(
+  summary: AnchoredSummary,
+  limit: number,
+  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars'> = {},
+): number {
+  const { maxIntentChars = Number.POSITIVE_INFINITY } = options;
+  defaultCounter ??= createO200kCounter();
+  const counter = memoisedCounter(options.counter ?? defaultCounter);
+  // The terms of the renderer's estimate: the header, then per section 6 and each line's count and newline.
+  let total = counter.count(header(summary));
+  for (const section of sectionsOf(summary, maxIntentChars)) {
+    if (total >= limit) return limit;
+    if (section.lines.length === 0) continue;
+    total += 6;
+    for (const line of section.lines) {
+      total += counter.count(line) + 1;
+      if (total >= limit) return limit;
+    }
+  }
+  return Math.min(limit, total);
+}
+
 function header(summary: AnchoredSummary): string {
   const archived =
     summary.handles.length === 0

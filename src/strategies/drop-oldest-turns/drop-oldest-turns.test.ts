@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
 import { createMemoryArchive } from '../../archive/archive-store.js';
@@ -8,7 +9,7 @@ import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import type { StrategyContext } from '../strategy.js';
-import { dropOldestTurns } from './drop-oldest-turns.js';
+import { createDropPlanner, dropOldestTurns } from './drop-oldest-turns.js';
 
 const accountant = createTokenAccountant();
 const long = (label: string) => `${label}: ${'details of the work done so far. '.repeat(40)}`;
@@ -144,6 +145,46 @@ describe('dropOldestTurns', () => {
     expect(() => dropOldestTurns().apply([{ id: 'a', content: 'x' }] as never, contextFor())).toThrow(
       InvalidMessageError,
     );
+  });
+
+  it('drops under each budget of a planner what a fresh run under that budget drops (property)', () => {
+    fc.assert(
+      fc.property(
+        richConversation(6),
+        fc.array(fc.double({ min: 0, max: 1.05, noNaN: true }), { minLength: 1, maxLength: 6 }),
+        fc.nat(3),
+        (conversation, shares, preservedCount) => {
+          const messages = assignIds(conversation);
+          const total = accountant.countConversation(messages).totalTokens;
+          const preservedIds = new Set(messages.slice(0, preservedCount).map((message) => message.id));
+          // Folding lowers the budget round by round; a planner must also answer budgets in any order.
+          const budgets = shares.map((share) => Math.floor(total * share));
+          const planner = createDropPlanner(messages, contextFor({ preservedIds }));
+          for (const budgetTokens of [...budgets, ...budgets.reverse()]) {
+            const fresh = dropOldestTurns().apply(messages, contextFor({ budgetTokens, preservedIds }));
+            expect(planner.drop(budgetTokens)).toEqual(fresh);
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it('drops under each budget of a planner what a fresh run drops, where markers need kept groups', () => {
+    // A preserved task right before the steps: the marker fits only after a kept step (a blocked group).
+    let blocked = 0;
+    for (const messages of [agentSession(), chat()]) {
+      const preservedIds = new Set([messages[1]!.id]);
+      const total = accountant.countConversation(messages).totalTokens;
+      const budgets = Array.from({ length: 24 }, (_, index) => Math.floor((total * (24 - index)) / 24));
+      const planner = createDropPlanner(messages, contextFor({ preservedIds }));
+      for (const budgetTokens of [...budgets, ...[...budgets].reverse()]) {
+        const fresh = dropOldestTurns().apply(messages, contextFor({ budgetTokens, preservedIds }));
+        expect(planner.drop(budgetTokens)).toEqual(fresh);
+        if (fresh.messages[2]?.id === messages[2]!.id && fresh.actions.length > 0) blocked++;
+      }
+    }
+    expect(blocked).toBeGreaterThan(0);
   });
 
   it('keeps the invariants on generated conversations', () => {

@@ -43,10 +43,18 @@ export function dropOldestTurns(): Strategy {
   return {
     name: strategyName,
     apply(messages, context) {
-      checkStrategyInput(messages);
-      return applyDropOldestTurns(messages, context);
+      return createDropPlanner(messages, context).drop(context.budgetTokens);
     },
   };
+}
+
+/**
+ * `dropOldestTurns` over one conversation under one budget after another (folding asks for a lower budget
+ * each round, to make room for its summary).
+ */
+export interface DropPlanner {
+  /** What `dropOldestTurns().apply(messages, { ...context, budgetTokens })` returns. */
+  drop(budgetTokens: number): StrategyResult;
 }
 
 interface Group extends MessageGroup {
@@ -57,61 +65,113 @@ interface Group extends MessageGroup {
 /** Estimated cost of one marker message, used before the markers exist; the final count is exact. */
 const markerTokenEstimate = 30;
 
-function applyDropOldestTurns(
+/** A plan as `planSpans` made it, with what it moved to `blocked` and its exact count. */
+interface TriedPlan {
+  plan: Plan;
+  dropped: readonly number[];
+  blocked: readonly number[];
+  tokens: number;
+  /** Whether the plan's messages pass `validateMessages`, once asked. */
+  valid?: boolean;
+}
+
+/**
+ * A `DropPlanner` for `messages` (which must not change while it is in use; `context.budgetTokens` is not
+ * read): what does not depend on the budget (the groups, their counts, whether the input is valid) is worked
+ * out once, and every plan tried is remembered by the groups it was asked to drop, since a lower budget
+ * tries the plans of a higher one again on its way past them.
+ * @throws InvalidMessageError naming the message index and field
+ */
+export function createDropPlanner(
   messages: readonly IdentifiedMessage[],
   context: StrategyContext,
-): StrategyResult {
-  const { accountant, budgetTokens } = context;
+): DropPlanner {
+  checkStrategyInput(messages);
+  const { accountant } = context;
   const initialTokens = accountant.countConversation(messages).totalTokens;
-  if (initialTokens <= budgetTokens) return { messages: [...messages], actions: [], warnings: [] };
+  let prepared: { groups: Group[]; units: number[][]; groupTokens: number[] } | undefined;
+  const tried = new Map<string, TriedPlan>();
+  let inputValid: boolean | undefined;
+  const check = { provider: 'any', allowPendingToolCalls: true } as const;
+  const tryPlan = (groups: readonly Group[], dropped: Set<number>, blocked: Set<number>): TriedPlan => {
+    const key = `${[...dropped].sort((a, b) => a - b).join(',')}/${[...blocked].sort((a, b) => a - b).join(',')}`;
+    let known = tried.get(key);
+    if (known === undefined) {
+      const plan = planSpans(messages, groups, dropped, blocked, context);
+      known = {
+        plan,
+        dropped: [...dropped],
+        blocked: [...blocked],
+        tokens: accountant.countConversation(plan.messages).totalTokens,
+      };
+      tried.set(key, known);
+    }
+    return known;
+  };
+  return {
+    drop(budgetTokens) {
+      if (initialTokens <= budgetTokens) return { messages: [...messages], actions: [], warnings: [] };
+      prepared ??= prepare(messages, context);
+      const { groups, units, groupTokens } = prepared;
+      let dropped = new Set<number>();
+      let blocked = new Set<number>();
+      let nextUnit = 0;
+      let current = tryPlan(groups, dropped, blocked);
+      for (;;) {
+        let estimate = current.tokens;
+        if (estimate <= budgetTokens || nextUnit >= units.length) break;
+        // Drop units oldest first until the estimate fits, then build and count exactly.
+        while (nextUnit < units.length && estimate > budgetTokens) {
+          for (const groupIndex of units[nextUnit] ?? []) {
+            if (blocked.has(groupIndex)) continue;
+            const startsSpan = !dropped.has(groupIndex - 1);
+            dropped.add(groupIndex);
+            estimate -= (groupTokens[groupIndex] ?? 0) - (startsSpan ? markerTokenEstimate : 0);
+          }
+          nextUnit++;
+        }
+        current = tryPlan(groups, dropped, blocked);
+        // Planning moves groups that must stay from `dropped` to `blocked`.
+        dropped = new Set(current.dropped);
+        blocked = new Set(current.blocked);
+      }
+      const { plan } = current;
+      for (const entry of plan.archiveEntries) context.archive.put(entry);
 
+      const warnings: StrategyWarning[] = [...plan.warnings];
+      let output = [...plan.messages];
+      if (plan.actions.length > 0) {
+        inputValid ??= validateMessages(messages, check).valid;
+        if (inputValid) {
+          current.valid ??= validateMessages(output, check).valid;
+          if (!current.valid) {
+            const repaired = repairMessages(output, check);
+            output = repaired.messages as IdentifiedMessage[];
+            warnings.push(
+              strategyWarning(
+                strategyName,
+                `repaired the result after dropping turns: ${repaired.repairs.map((repair) => repair.description).join('; ')}`,
+              ),
+            );
+          }
+        }
+      }
+      return { messages: output, actions: [...plan.actions], warnings };
+    },
+  };
+}
+
+/** The groups of `messages`, the units they are dropped in, and their token counts. */
+function prepare(messages: readonly IdentifiedMessage[], context: StrategyContext) {
   const groups = groupMessages(messages, context);
   const units = dropUnits(groups);
   const groupTokens = groups.map((group) => {
     let tokens = 0;
     for (let index = group.start; index < group.end; index++)
-      tokens += accountant.countMessage(messages[index]!);
+      tokens += context.accountant.countMessage(messages[index]!);
     return tokens;
   });
-  const dropped = new Set<number>();
-  const blocked = new Set<number>();
-  let nextUnit = 0;
-  let plan = planSpans(messages, groups, dropped, blocked, context);
-  for (;;) {
-    let estimate = accountant.countConversation(plan.messages).totalTokens;
-    if (estimate <= budgetTokens || nextUnit >= units.length) break;
-    // Drop units oldest first until the estimate fits, then build and count exactly.
-    while (nextUnit < units.length && estimate > budgetTokens) {
-      for (const groupIndex of units[nextUnit] ?? []) {
-        if (blocked.has(groupIndex)) continue;
-        const startsSpan = !dropped.has(groupIndex - 1);
-        dropped.add(groupIndex);
-        estimate -= (groupTokens[groupIndex] ?? 0) - (startsSpan ? markerTokenEstimate : 0);
-      }
-      nextUnit++;
-    }
-    plan = planSpans(messages, groups, dropped, blocked, context);
-  }
-  for (const entry of plan.archiveEntries) context.archive.put(entry);
-
-  const warnings: StrategyWarning[] = [...plan.warnings];
-  let output = plan.messages;
-  const check = { provider: 'any', allowPendingToolCalls: true } as const;
-  if (
-    plan.actions.length > 0 &&
-    validateMessages(messages, check).valid &&
-    !validateMessages(output, check).valid
-  ) {
-    const repaired = repairMessages(output, check);
-    output = repaired.messages as IdentifiedMessage[];
-    warnings.push(
-      strategyWarning(
-        strategyName,
-        `repaired the result after dropping turns: ${repaired.repairs.map((repair) => repair.description).join('; ')}`,
-      ),
-    );
-  }
-  return { messages: output, actions: plan.actions, warnings };
+  return { groups, units, groupTokens };
 }
 
 /** A marker of an earlier drop, or an anchored summary (which folds dropped spans in): never dropped. */

@@ -12,9 +12,10 @@ import {
 } from '../../summary/index.js';
 import {
   type AnchoredSummaryRenderer,
+  anchoredSummaryTokensUpTo,
   createAnchoredSummaryRenderer,
 } from '../../summary/render-anchored-summary.js';
-import { dropOldestTurns } from '../drop-oldest-turns/drop-oldest-turns.js';
+import { createDropPlanner, type DropPlanner } from '../drop-oldest-turns/drop-oldest-turns.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkStrategyInput } from '../strategy-support.js';
 
@@ -65,7 +66,6 @@ export function foldIntoSummary(
 ): Strategy {
   const { maxSummaryShare = 0.65, maxIntentChars = 1500 } = options;
   const { name = strategyName, extendRecord } = hooks;
-  const drop = dropOldestTurns();
   return {
     name,
     apply(messages, context) {
@@ -84,9 +84,10 @@ export function foldIntoSummary(
         renderer: undefined,
       };
       // Drop room for the summary: as big as the record wants, capped at its share; the record grows as more is
-      // dropped, so a few rounds, the reserve only ever growing.
+      // dropped, so a few rounds, the reserve only ever growing (each round drops under a lower budget).
+      const planner = createDropPlanner(messages, context);
       let reserve = 0;
-      let result = foldOnce(messages, context, drop, reserve, settings, maxRounds > 1);
+      let result = foldOnce(messages, context, planner, reserve, settings, maxRounds > 1);
       for (let round = 1; round < maxRounds; round++) {
         let nextReserve: number;
         if (result.wanted > result.room && reserve < summaryCap)
@@ -95,7 +96,7 @@ export function foldIntoSummary(
         // second run finds nothing left to do (idempotence).
         else if (result.over > 0 && result.summaryTokens > 0) nextReserve = reserve + result.over;
         else break;
-        const candidate = foldOnce(messages, context, drop, nextReserve, settings, round + 1 < maxRounds);
+        const candidate = foldOnce(messages, context, planner, nextReserve, settings, round + 1 < maxRounds);
         const sameMessages =
           candidate.result.messages.length === result.result.messages.length &&
           candidate.result.messages.every(
@@ -151,18 +152,19 @@ function isDropMarker(message: Message): boolean {
  * One round: drop room for `reserve` tokens of summary, fold what went into the record, render it into the
  * room left. With `roundFollows` (the loop has rounds left), a round whose summary wants more room than it got
  * (and whose reserve is below the cap) is followed by one that drops more, which replaces its result: its
- * text is not rendered, and its result holds only what the loop reads from it (`wanted`, `room`, the ids).
+ * text is not rendered (nor its renderer made: how much it wants is counted only up to the cap), and its
+ * result holds only what the loop reads from it (`wanted`, `room`, the ids).
  */
 function foldOnce(
   messages: readonly IdentifiedMessage[],
   context: StrategyContext,
-  drop: Strategy,
+  planner: DropPlanner,
   reserve: number,
   settings: FoldSettings,
   roundFollows: boolean,
 ): { result: StrategyResult; wanted: number; room: number; over: number; summaryTokens: number } {
   const { accountant, archive, budgetTokens } = context;
-  const dropped = drop.apply(messages, { ...context, budgetTokens: Math.max(0, budgetTokens - reserve) });
+  const dropped = planner.drop(Math.max(0, budgetTokens - reserve));
   const output = dropped.messages;
   const existingIndex = output.findIndex((message) => message.metadata?.origin === 'summary');
   const existingMessage = existingIndex === -1 ? undefined : output[existingIndex];
@@ -227,20 +229,13 @@ function foldOnce(
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task message kept verbatim above: the intent only needs to point at it.
   const taskKept = firstTask !== undefined && output.some((message) => message.id === firstTask.id);
+  const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
     settings.renderer?.record === record && settings.renderer.taskKept === taskKept
       ? settings.renderer
       : undefined;
-  const { renderer, json: summaryJson } = reused ?? {
-    renderer: createAnchoredSummaryRenderer(record, {
-      ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
-      // The previous round's record differs in a few sections at most: the others keep their rankings.
-      ...(settings.renderer === undefined ? {} : { previous: settings.renderer.renderer }),
-    }),
-    json: anchoredSummaryToJson(record),
-  };
-  settings.renderer = { record, taskKept, renderer, json: summaryJson };
+  const summaryJson = reused?.json ?? anchoredSummaryToJson(record);
   const build = (text: string): IdentifiedMessage => {
     const metadata = {
       origin: 'summary',
@@ -259,10 +254,27 @@ function foldOnce(
   // Room left for the summary once everything else is counted; shrunk until the whole fits (or only the header is left).
   const rest = accountant.countConversation(place(build(''))).totalTokens;
   const room = Math.max(0, budgetTokens - rest);
+  // How much room the record wants, up to the cap: a round that gets less (and may drop more) is followed by
+  // one that drops more, so it needs no renderer, only to know that the record wants more than the room (it
+  // cannot when the room holds the cap).
+  if (roundFollows && reserve < settings.summaryCap && settings.summaryCap > room) {
+    const wanted =
+      reused === undefined
+        ? anchoredSummaryTokensUpTo(record, settings.summaryCap, rendererOptions)
+        : Math.min(settings.summaryCap, reused.renderer.estimatedTokens);
+    if (wanted > room)
+      return { result: { ...dropped, messages: place(build('')) }, wanted, room, over: 0, summaryTokens: 0 };
+  }
+  const renderer =
+    reused?.renderer ??
+    createAnchoredSummaryRenderer(record, {
+      ...rendererOptions,
+      // The previous renderer's record differs in a few sections at most: the others keep their rankings.
+      ...(settings.renderer === undefined ? {} : { previous: settings.renderer.renderer }),
+    });
+  settings.renderer = { record, taskKept, renderer, json: summaryJson };
   const render = (maxTokens: number) => renderer.render(maxTokens);
   const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
-  if (roundFollows && wanted > room && reserve < settings.summaryCap)
-    return { result: { ...dropped, messages: place(build('')) }, wanted, room, over: 0, summaryTokens: 0 };
   // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too.
   let maxTokens = Math.max(1, room);
   let summaryMessage = build(render(maxTokens));
