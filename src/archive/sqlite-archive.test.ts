@@ -579,7 +579,9 @@ describe('both stores', () => {
         fc.property(fc.jsonValue(), kinds, fc.record(metadata), (content, kind, fields) => {
           const handle = store().put({ kind, content: content as JSONValue, ...fields });
           const entry = store().get(handle);
-          expect(entry?.content, name).toEqual(content);
+          // As JSON means it: -0 is written 0, so a read from the file gives 0 where a cached entry keeps -0.
+          const asJson = (value: unknown) => JSON.parse(JSON.stringify(value)) as unknown;
+          expect(asJson(entry?.content), name).toEqual(asJson(content));
           expect(JSON.stringify(entry?.content), name).toBe(JSON.stringify(content));
           expect(archiveHandle(kind, entry!.content)).toBe(handle);
           expect(store().has(handle)).toBe(true);
