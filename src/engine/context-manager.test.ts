@@ -278,31 +278,29 @@ describe('when createContextManager compacts', () => {
     expect(context.stats().level).toBe('ok');
   });
 
-  it('keeps the in-flight turn and the last messages even when they are large', async () => {
+  /** Fills to `ratio`, then appends one step whose Bash output has `lines` lines; returns what the model gets. */
+  async function bigLastStep(ratio: number, lines: number) {
     const context = manager();
-    const index = await fillTo(context, 0.65);
-    const big = step(index);
-    const bigResult = toolMessage(
-      toolResult({ toolCallId: `call_${index}`, toolName: 'Bash' }, logOutput(index, 120)),
+    const index = await fillTo(context, ratio);
+    const call = step(index)[0];
+    const result = toolMessage(
+      toolResult({ toolCallId: `call_${index}`, toolName: 'Bash' }, logOutput(index, lines)),
     );
-    context.append([big[0], bigResult]);
-    const sent = await context.messages();
+    context.append([call, result]);
+    return { context, step: [call, result], sent: await context.messages() };
+  }
+
+  it('keeps the in-flight turn and the last messages even when they are large', async () => {
+    const { context, step: last, sent } = await bigLastStep(0.65, 120);
     expect(context.stats().compactions).toBe(1);
-    expect(sent.slice(-2).map(stripId)).toEqual([big[0], bigResult]);
+    expect(sent.slice(-2).map(stripId)).toEqual(last);
   });
 
   it('keeps a last tool output larger than the compaction target whole while the window holds it', async () => {
-    const context = manager();
-    const index = await fillTo(context, 0.3);
-    const big = step(index);
-    const bigResult = toolMessage(
-      toolResult({ toolCallId: `call_${index}`, toolName: 'Bash' }, logOutput(index, 500)),
-    );
-    expect(accountant.countMessage(bigResult)).toBeGreaterThan(context.stats().effectiveWindowTokens * 0.5);
-    context.append([big[0], bigResult]);
-    const sent = await context.messages();
+    const { context, step: last, sent } = await bigLastStep(0.3, 500);
+    expect(accountant.countMessage(last[1]!)).toBeGreaterThan(context.stats().effectiveWindowTokens * 0.5);
     expect(context.stats().compactions).toBeGreaterThanOrEqual(1);
-    expect(sent.slice(-2).map(stripId)).toEqual([big[0], bigResult]);
+    expect(sent.slice(-2).map(stripId)).toEqual(last);
     expect(context.stats().usageRatio).toBeLessThan(1);
   });
 
