@@ -1,4 +1,4 @@
-import { hashText } from '../internal/hash.js';
+import { createHash } from 'node:crypto';
 import { stableStringify } from '../internal/stable-json.js';
 import type { JSONValue, Message } from '../messages/types.js';
 
@@ -32,7 +32,7 @@ export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry[
   const first: unknown = Array.isArray(content) ? content[0] : undefined;
   if (typeof first !== 'object' || first === null) {
     if (typeof content !== 'object' || content === null || Array.isArray(content))
-      return `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+      return contentHandle(kind, content);
     // One object (a tool output): a strategy names the handle in its stub, then puts the same object.
     let known = objectHandles.get(content);
     if (known === undefined) {
@@ -41,7 +41,7 @@ export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry[
     }
     let handle = known.get(kind);
     if (handle === undefined) {
-      handle = `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+      handle = contentHandle(kind, content);
       known.set(kind, handle);
     }
     return handle;
@@ -60,7 +60,7 @@ export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry[
       span.items.every((item, index) => items[index] === item),
   );
   if (match !== undefined) return match.handle;
-  const handle = `h-${hashText(`${kind}\u0000${serialise(content)}`, 20)}`;
+  const handle = contentHandle(kind, content);
   if (known.length >= maxSpansPerFirstItem) known.shift();
   known.push({ kind, items: [...items], handle });
   return handle;
@@ -84,21 +84,32 @@ const maxSpansPerFirstItem = 8;
 const serialisedMessages = new WeakMap<object, string>();
 
 /**
- * `stableStringify(content)`, with the items of a message array serialised once each: the stable JSON of an
- * array is its items' stable JSON joined by commas in brackets.
+ * `h-` + the first 20 hex digits of the SHA-256 of `kind`, a NUL and the content's stable JSON. A message array's
+ * stable JSON is its items' stable JSON joined by commas in brackets: each item is serialised once and fed to the
+ * hash in turn, rather than joined into one long string first.
  */
-function serialise(content: ArchiveEntry['content']): string {
-  if (!Array.isArray(content)) return stableStringify(content);
-  const items = content.map((item: unknown) => {
-    if (typeof item !== 'object' || item === null) return stableStringify(item);
-    let text = serialisedMessages.get(item);
-    if (text === undefined) {
-      text = stableStringify(item);
-      serialisedMessages.set(item, text);
-    }
-    return text;
-  });
-  return `[${items.join(',')}]`;
+function contentHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['content']): string {
+  const hash = createHash('sha256').update(`${kind}\u0000`);
+  if (!Array.isArray(content)) hash.update(stableStringify(content));
+  else {
+    hash.update('[');
+    content.forEach((item: unknown, index) => {
+      if (index > 0) hash.update(',');
+      hash.update(serialisedItem(item));
+    });
+    hash.update(']');
+  }
+  return `h-${hash.digest('hex').slice(0, 20)}`;
+}
+
+function serialisedItem(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return stableStringify(item);
+  let text = serialisedMessages.get(item);
+  if (text === undefined) {
+    text = stableStringify(item);
+    serialisedMessages.set(item, text);
+  }
+  return text;
 }
 
 /** An in-memory archive for library use and tests. */
