@@ -182,6 +182,20 @@ export function renderSummaryFacts(facts: SummaryFacts): string {
     .join('\n');
 }
 
+/**
+ * @throws InvalidArgumentError naming `mode` or `topics` when the mode is not a summary mode or the topics are
+ * not an array of strings
+ */
+export function checkModeAndTopics(mode: unknown, topics: unknown): void {
+  if (!(summaryModes as readonly unknown[]).includes(mode))
+    throw new InvalidArgumentError(
+      'mode',
+      `expected one of ${summaryModes.join(', ')}, got ${describeValue(mode)}`,
+    );
+  if (!Array.isArray(topics) || topics.some((topic) => typeof topic !== 'string'))
+    throw new InvalidArgumentError('topics', `expected an array of strings, got ${describeValue(topics)}`);
+}
+
 function checkText(option: string, value: unknown): asserts value is string {
   if (typeof value !== 'string')
     throw new InvalidArgumentError(option, `expected a string, got ${describeValue(value)}`);
@@ -214,13 +228,7 @@ export function buildSummaryPrompt(options: BuildSummaryPromptOptions): SummaryP
       'kind',
       `expected one of ${summaryPromptKinds.join(', ')}, got ${describeValue(kind)}`,
     );
-  if (!(summaryModes as readonly unknown[]).includes(mode))
-    throw new InvalidArgumentError(
-      'mode',
-      `expected one of ${summaryModes.join(', ')}, got ${describeValue(mode)}`,
-    );
-  if (!Array.isArray(topics) || topics.some((topic) => typeof topic !== 'string'))
-    throw new InvalidArgumentError('topics', `expected an array of strings, got ${describeValue(topics)}`);
+  checkModeAndTopics(mode, topics);
   if (previousSummary !== undefined) checkText('previousSummary', previousSummary);
 
   const { clean, redactions } = createSecretRedactor(redact);

@@ -11,13 +11,13 @@ import { mergeRedactions, type SecretRedaction } from '../llm/redact-secrets.js'
 import {
   type BuildSummaryPromptOptions,
   buildSummaryPrompt,
+  checkModeAndTopics,
   readSummaryOutput,
   renderSummaryFacts,
   renderTranscriptMessage,
   type SummaryFacts,
   type SummaryMode,
   type SummaryPromptKind,
-  summaryModes,
 } from '../llm/summary-prompt.js';
 import { messageText } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message } from '../messages/types.js';
@@ -117,13 +117,7 @@ export function resolveLlmSummaryOptions(options: LlmSummaryOptions): LlmSummary
   } = options;
   if (typeof client !== 'object' || client === null || typeof client.complete !== 'function')
     throw new InvalidArgumentError('client', `expected an LlmClient, got ${describeValue(client)}`);
-  if (!(summaryModes as readonly unknown[]).includes(mode))
-    throw new InvalidArgumentError(
-      'mode',
-      `expected one of ${summaryModes.join(', ')}, got ${describeValue(mode)}`,
-    );
-  if (!Array.isArray(topics) || topics.some((topic) => typeof topic !== 'string'))
-    throw new InvalidArgumentError('topics', `expected an array of strings, got ${describeValue(topics)}`);
+  checkModeAndTopics(mode, topics);
   checkCount('preserveRecentMessages', preserveRecentMessages);
   if (checkPositive('summarizerWindowTokens', summarizerWindowTokens) < minimumWindowTokens)
     throw new InvalidArgumentError(
