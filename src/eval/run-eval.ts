@@ -79,52 +79,45 @@ export interface JudgedProbeResult extends ProbeResult {
   judge?: ProbeJudgeResult;
 }
 
-/** One compressor on one session at one compression point. */
-export interface PointResult {
-  point: number;
-  /** Share of the session's content the prefix really holds (it is cut between messages). */
-  reached: number;
-  /** Messages of the original prefix. */
+/** What one compression of one session measured: sizes, the budget, and the probes' fate. */
+interface CompressionMeasures {
+  /** Messages of the original (prefix). */
   messagesBefore: number;
   messagesAfter: number;
-  /** Tokens of the original prefix. */
+  /** Tokens of the original (prefix). */
   tokensBefore: number;
-  /** Tokens of what this round compressed: the previous output plus the messages since. */
-  tokensIn: number;
   tokensAfter: number;
   budgetTokens: number;
   withinBudget: boolean;
-  /** Probes answerable at this point only (see `compressAtPoints`). */
   total: ProbeTally;
   byType: Record<ProbeType, ProbeTally>;
   byOffset: Record<OffsetBucket, ProbeTally>;
   probes: JudgedProbeResult[];
+  /** The judge's scores, when a judge ran. */
   judge?: JudgeSummary;
   timeMs: number;
 }
 
-/** One compressor on one session. */
-export interface SessionResult {
+/** One compressor on one session at one compression point; its probes are those answerable at this point only. */
+export interface PointResult extends CompressionMeasures {
+  point: number;
+  /** Share of the session's content the prefix really holds (it is cut between messages). */
+  reached: number;
+  /** Tokens of what this round compressed: the previous output plus the messages since. */
+  tokensIn: number;
+}
+
+/**
+ * One compressor on one session: the last point's measures, `timeMs` the wall time of `compress` over all points
+ * (the only field that is not deterministic).
+ */
+export interface SessionResult extends CompressionMeasures {
   session: string;
   compressor: string;
-  tokensBefore: number;
-  tokensAfter: number;
-  budgetTokens: number;
   /** `tokensAfter / tokensBefore`. */
   ratio: number;
-  withinBudget: boolean;
-  messagesBefore: number;
-  messagesAfter: number;
-  total: ProbeTally;
-  byType: Record<ProbeType, ProbeTally>;
-  byOffset: Record<OffsetBucket, ProbeTally>;
-  probes: JudgedProbeResult[];
-  /** Wall time of `compress` over all points: the only field that is not deterministic. */
-  timeMs: number;
-  /** Every compression point, in order; the fields above are the last one's. */
+  /** Every compression point, in order. */
   points: PointResult[];
-  /** The judge's scores at the last point, when a judge ran. */
-  judge?: JudgeSummary;
 }
 
 /** One compressor over all sessions: probe tallies summed, tokens summed. */
