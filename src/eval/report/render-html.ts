@@ -1,7 +1,13 @@
 import { type OffsetBucket, offsetBuckets, type ProbeTally } from '../fact-score.js';
 import { type JudgeDimension, type JudgeSummary, judgeDimensions } from '../judge.js';
 import { type Probe, probeTypes } from '../probes.js';
-import type { EvalReport, JudgedProbeResult, PointResult, ProbeJudgeResult } from '../run-eval.js';
+import type {
+  CompressorTotal,
+  EvalReport,
+  JudgedProbeResult,
+  PointResult,
+  ProbeJudgeResult,
+} from '../run-eval.js';
 import { chartColor } from './chart-series.js';
 import { escapeHtml } from './escape-html.js';
 import {
@@ -215,24 +221,29 @@ function judgeTooltip(name: string, slice: string, summary: JudgeSummary | undef
   return `${name} · ${slice}: ${formatScore(value)} / 5 over ${summary?.scored ?? 0} scored probes`;
 }
 
+/** A compressor's mean judge score per rubric dimension, as one chart series (bars or a radar). */
+function dimensionSeries(total: CompressorTotal, colors: Colors) {
+  const values = judgeDimensions.map((dimension) =>
+    scoredMean(total.judge, (summary) => summary.dimensions[dimension]),
+  );
+  return {
+    name: total.compressor,
+    color: colors.of(total.compressor),
+    values,
+    tooltips: judgeDimensions.map((dimension, index) =>
+      judgeTooltip(total.compressor, dimension, total.judge, values[index] ?? null),
+    ),
+  };
+}
+
 function dimensionBars(report: EvalReport, colors: Colors): string {
   const chart = groupedBarChart({
     label: 'Judge score per rubric dimension, one bar per compressor',
     categories: judgeDimensions.map((dimension) => ({ label: dimension, data: { dimension } })),
-    series: report.totals.map((total) => {
-      const values = judgeDimensions.map((dimension) =>
-        scoredMean(total.judge, (summary) => summary.dimensions[dimension]),
-      );
-      return {
-        name: total.compressor,
-        color: colors.of(total.compressor),
-        data: { compressor: total.compressor },
-        values,
-        tooltips: judgeDimensions.map((dimension, index) =>
-          judgeTooltip(total.compressor, dimension, total.judge, values[index] ?? null),
-        ),
-      };
-    }),
+    series: report.totals.map((total) => ({
+      ...dimensionSeries(total, colors),
+      data: { compressor: total.compressor },
+    })),
     maxValue: 5,
     ticks: 5,
     formatValue: scoreLabel,
@@ -253,22 +264,10 @@ const radarLabels: Record<JudgeDimension, string> = {
 
 function judgeRadars(report: EvalReport, colors: Colors): string {
   const figures = report.totals.map((total) => {
-    const values = judgeDimensions.map((dimension) =>
-      scoredMean(total.judge, (summary) => summary.dimensions[dimension]),
-    );
     const chart = radarChart({
       label: `${total.compressor}: judge score per rubric dimension`,
       axes: judgeDimensions.map((dimension) => ({ label: radarLabels[dimension], title: dimension })),
-      series: [
-        {
-          name: total.compressor,
-          color: colors.of(total.compressor),
-          values,
-          tooltips: judgeDimensions.map((dimension, index) =>
-            judgeTooltip(total.compressor, dimension, total.judge, values[index] ?? null),
-          ),
-        },
-      ],
+      series: [dimensionSeries(total, colors)],
       maxValue: 5,
       rings: 5,
       formatValue: scoreLabel,
