@@ -23,6 +23,7 @@ export {
   type RecognisedToolCall,
   type RecogniserState,
   recogniseToolCall,
+  runsCommand,
 } from './recognise-tool-call.js';
 export { type FoundReference, type ReferenceKind, referencesIn } from './references.js';
 export { codeSpan, type RenderLedgerOptions, renderLedger } from './render-ledger.js';

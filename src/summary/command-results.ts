@@ -1,5 +1,4 @@
-import { type RecogniserState, recogniseToolCall } from '../ledger/index.js';
-import { runsCommand } from '../ledger/recognise-tool-call.js';
+import { type RecogniserState, recogniseToolCall, runsCommand } from '../ledger/index.js';
 import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
 
@@ -23,8 +22,9 @@ const wrapperLine = /^(?:<\/?(?:returncode|output|stdout|stderr)>|\[.*archived: 
 /**
  * What the commands the agent ran (not reads or searches: scripts, tests, builds, git) printed that reads as a
  * result: the last meaningful line of each output and up to `maxKeyValueLines` lines that report a value
- * (`key: value` with a number) or count what happened (`13 files changed`), verbatim, in order, distinct. Errors are the ledger's business; this keeps the outcomes a reproduction
- * script or a test run printed (`Actual count: 2`, `Server running at http://localhost:3000/`).
+ * (`key: value` with a number) or count what happened (`13 files changed`), verbatim, in order, distinct.
+ * Errors are the ledger's business; this keeps the outcomes a reproduction script or a test run printed
+ * (`Actual count: 2`, `Server running at http://localhost:3000/`), and where git stands.
  */
 export function commandResultLines(
   messages: readonly IdentifiedMessage[],

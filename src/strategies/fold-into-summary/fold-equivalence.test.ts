@@ -10,11 +10,11 @@ import { createTokenAccountant } from '../../tokens/index.js';
 import { importTranscript } from '../../transcripts/import-transcript.js';
 
 // Golden digests of `compact()` outputs: fold-into-summary's caches must not change a byte of the messages,
-// actions, warnings or archive. Taken from the unoptimised code, then regenerated once for a deliberate change
-// (the summary's "Command results" section, and the summary using room a drop freed beyond its share; then tally
-// lines and git state among command results, sub-agent reports read as prose; the archive digests did not move). A change that is meant to alter
-// output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests are stored here,
-// never the shared sessions' content.
+// actions, warnings or archive. Taken from the unoptimised code, then regenerated for deliberate changes (the
+// summary's "Command results" section; the summary using room a drop freed beyond its share; tally lines and git
+// state among command results, sub-agent reports read as prose). The archive digests did not move. A change that
+// is meant to alter output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests
+// are stored here, never the shared sessions' content.
 
 const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const examplePath = join(repositoryRoot, 'examples', 'transcripts', 'fix-retry-backoff.openai.json');
