@@ -177,6 +177,44 @@ describe('compact', () => {
     expect(result.report.withinBudget).toBe(true);
   });
 
+  it('preserves the system prompt, not a later system message (an importer banner goes with its turn)', () => {
+    const banner = 'Session restarted at 11:43; model gpt-4o, repository with 6,158 files.';
+    const builder = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Fix the flaky retry test in src/retry.ts.');
+    for (let attempt = 0; attempt < 4; attempt++) {
+      builder.tools([
+        { name: 'bash', input: { command: `npm test -- ${attempt}` }, output: logLines(attempt, 80) },
+      ]);
+      builder.assistant(`Attempt ${attempt} did not fix it.`);
+      builder.system(`${banner} Attempt ${attempt + 1}.`);
+      builder.user(`Try again, attempt ${attempt + 1}.`);
+    }
+    builder.tools([{ name: 'bash', input: { command: 'npm test' }, output: logLines(9, 20) }]);
+    const input = builder.build();
+    const ids = assignIds(input);
+    const banners = ids.filter((message, index) => index > 0 && message.role === 'system');
+    const preserved = preservedMessageIds(ids, { keepRecentTurns: 2, preserveFirstUserMessage: true });
+    expect(preserved.has(ids[0]!.id)).toBe(true);
+    expect(preserved.has(banners[0]!.id)).toBe(false);
+
+    const budgetTokens = Math.floor(countOf(input) * 0.05);
+    const { result, archive } = run(input, { budgetTokens, provider: 'openai' });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.messages[0]).toEqual(ids[0]);
+    expect(validateMessages(result.messages, { provider: 'openai' }).issues).toEqual([]);
+    expectHandlesExpand(input, result, archive);
+    const droppedIds = new Set(result.report.actions.flatMap((action) => action.messageIds));
+    expect(banners.some((message) => droppedIds.has(message.id))).toBe(true);
+    expect(result.messages.filter((message) => message.role === 'system').length).toBeLessThan(
+      banners.length + 1,
+    );
+
+    // Anthropic takes system messages only up front: moved there, the banners are the system prompt.
+    const anthropic = run(input, { budgetTokens, provider: 'anthropic' }).result;
+    expect(anthropic.messages.slice(0, 5).map((message) => message.role)).toEqual(Array(5).fill('system'));
+  });
+
   it('is deterministic and idempotent', () => {
     const input = agentSession();
     for (const budgetTokens of [Math.floor(countOf(input) * 0.1), 50]) {

@@ -2,6 +2,7 @@ import type { ArchiveStore } from '../archive/archive-store.js';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
+import { systemPromptLength } from '../messages/content.js';
 import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
@@ -94,7 +95,7 @@ export interface CompactResult {
 const maxRounds = 3;
 
 /**
- * Compacts a conversation to `budgetTokens`: assigns ids, keeps the system messages, the first user message,
+ * Compacts a conversation to `budgetTokens`: assigns ids, keeps the system prompt, the first user message,
  * pinned messages and the last `keepRecentTurns` turns byte-identical, runs the strategies in order until
  * the budget holds, then repairs the result for `provider` and checks the budget again (repairs are
  * reported). Deterministic for the same input and options, and idempotent: compacting the result again under
@@ -104,7 +105,7 @@ const maxRounds = 3;
  * otherwise the preservation is relaxed until the budget holds (one recent turn, then the task message
  * compressible, then the last turn unless `lastTurnCompressible` is false; reported in
  * `report.relaxedPreservation` with a `compact-warning`), and if
- * even that cannot fit (system and pinned messages are never compressed), the smallest valid result comes back
+ * even that cannot fit (the system prompt and pinned messages are never compressed), the smallest valid result comes back
  * with a `compact-warning`.
  *
  * @throws InvalidMessageError when the input is not a conversation or a message array
@@ -256,7 +257,7 @@ function* compactOnce(
     // The budget is what keeps the next request from failing, so it outranks recency: give up the older
     // preserved turns, then the task message (the summary's intent still carries it), then the last turn (its
     // outputs become stubs with handles), stopping at the first that makes the budget hold. When none does,
-    // the smallest result is the one closest to fitting. System and pinned messages are never given up.
+    // the smallest result is the one closest to fitting. The system prompt and pinned messages are never given up.
     let smallest: { run: PipelineRun; relaxed: Preservation; ids: Set<string> } | undefined;
     for (const relaxed of relaxedPreservations(settings)) {
       const ids = preservedMessageIds(messages, relaxed);
@@ -472,7 +473,8 @@ function checkOptions(
 }
 
 /**
- * Ids of the messages no strategy may touch: system messages, the first user message (the task; markers
+ * Ids of the messages no strategy may touch: the system prompt (the system messages that open the conversation;
+ * a later system message, such as an importer's session banner, is content), the first user message (the task; markers
  * and repair placeholders do not count, so a second pass picks the same one), pinned messages and the last
  * `keepRecentTurns` turns, the boundary moved back so a tool call stays with its results.
  */
@@ -482,13 +484,10 @@ export function preservedMessageIds(
 ): Set<string> {
   const preserved = new Set<string>();
   let firstUserSeen = !options.preserveFirstUserMessage;
-  for (const message of messages) {
+  const systemPrompt = systemPromptLength(messages);
+  for (const [index, message] of messages.entries()) {
     // An anchored summary is rewritten only by the fold step (which merges into it), never by other strategies.
-    if (
-      message.role === 'system' ||
-      message.metadata?.pinned === true ||
-      message.metadata?.origin === 'summary'
-    )
+    if (index < systemPrompt || message.metadata?.pinned === true || message.metadata?.origin === 'summary')
       preserved.add(message.id);
     if (!firstUserSeen && message.role === 'user' && isOriginalUserMessage(message)) {
       preserved.add(message.id);

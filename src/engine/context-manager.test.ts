@@ -529,6 +529,23 @@ describe('createContextManager input checks', () => {
     expect(() => context.on('warning', 'no' as never)).toThrow(InvalidArgumentError);
   });
 
+  it('counts only the system prompt (the leading system messages) as a fixed cost', () => {
+    const context = manager({ tools: [] });
+    const prompt = context.stats().systemTokens;
+    expect(prompt).toBe(accountant.countMessage(system));
+    const note = systemMessage('Session restarted: the repository was re-cloned at commit 4f2a9c1.');
+    context.append(note);
+    const after = context.stats();
+    expect(after.systemTokens).toBe(prompt);
+    expect(after.effectiveWindowTokens).toBe(24_000 - 2000 - prompt);
+    const leading = createContextManager({
+      contextWindow: 24_000,
+      accountant,
+      messages: [system, note, task],
+    });
+    expect(leading.stats().systemTokens).toBe(prompt + accountant.countMessage(note));
+  });
+
   it('counts tool schemas off the effective window and follows setTools', () => {
     const context = manager({ tools: [] });
     const bare = context.stats();

@@ -3,7 +3,7 @@ import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
 import { createLedger, type Ledger, type LedgerSnapshot } from '../ledger/index.js';
-import { toolCallsOf, toolResultsOf } from '../messages/content.js';
+import { systemPromptLength, toolCallsOf, toolResultsOf } from '../messages/content.js';
 import { derivedMessageId } from '../messages/ids.js';
 import { parseMessages } from '../messages/parse.js';
 import type { IdentifiedMessage, Message, ToolDefinition, ToolMessage } from '../messages/types.js';
@@ -468,7 +468,8 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     takenIds.add(identified.id);
     list.push(identified);
     messageTokens += tokens;
-    if (identified.role === 'system') systemTokens += tokens;
+    // Only the system prompt (system messages before anything else) is a fixed cost; a later one can be compacted.
+    if (identified.role === 'system' && systemPromptLength(list) === list.length) systemTokens += tokens;
     for (const id of toolCallIdsOf(identified)) pending.add(id);
     for (const id of resultIdsOf(identified)) pending.delete(id);
     ledger.add(identified);
@@ -603,10 +604,11 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
     list = result.messages;
     messageTokens = 0;
     systemTokens = 0;
-    for (const message of list) {
+    const systemPrompt = systemPromptLength(list);
+    for (const [index, message] of list.entries()) {
       const tokens = accountant.countMessage(message);
       messageTokens += tokens;
-      if (message.role === 'system') systemTokens += tokens;
+      if (index < systemPrompt) systemTokens += tokens;
       takenIds.add(message.id);
     }
     pending.clear();

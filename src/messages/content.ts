@@ -84,3 +84,13 @@ export function isEmptyMessage(message: Message): boolean {
       (part.type === 'text' || part.type === 'reasoning') && part.text.length === 0 && !part.providerOptions,
   );
 }
+
+/**
+ * How many system messages open the conversation: the system prompt. A system message further on (an
+ * importer's session banner, a framework's mid-run note) is conversation content like any other.
+ */
+export function systemPromptLength(messages: readonly Message[]): number {
+  let length = 0;
+  while (messages[length]?.role === 'system') length++;
+  return length;
+}

@@ -3,6 +3,7 @@ export {
   isEmptyMessage,
   isErrorOutput,
   messageText,
+  systemPromptLength,
   toolCallsOf,
   toolOutputText,
   toolResultsOf,

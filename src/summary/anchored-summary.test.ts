@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { assignIds } from '../messages/ids.js';
 import {
   assistantMessage,
+  systemMessage,
   toolCall,
   toolMessage,
   toolResult,
@@ -128,6 +129,16 @@ describe('buildAnchoredSummary', () => {
     expect(summary.nextSteps).toEqual(['Next I will add a jitter test; still need to update the CHANGELOG.']);
     expect(summary.handles).toEqual(['h-0123456789abcdef0123']);
     expect(summary.messageCount).toBe(11);
+  });
+
+  it('reads instructions from a system message in the span (past the system prompt), like a user message', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix the parser.'),
+        systemMessage('Session restarted at 11:43. Do not push to main until the tests pass.'),
+      ]),
+    );
+    expect(summary.constraints).toEqual(['Do not push to main until the tests pass.']);
   });
 
   it('takes the intent from the task option when the first task was not dropped', () => {

@@ -291,7 +291,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
 /**
  * Builds the record of `droppedMessages`: deterministic, every item verbatim from the messages (sentences,
  * ledger paths, commands and errors). The first user message among them is the intent unless `task` is given;
- * later user messages give constraints; assistant prose gives decisions, failed approaches and next steps;
+ * later user messages (and system messages, which a span holds only past the system prompt) give constraints; assistant prose gives decisions, failed approaches and next steps;
  * TodoWrite-style tool calls and `- [ ]` checklists give tasks; the ledger gives files, commands and errors.
  */
 export function buildAnchoredSummary(
@@ -307,7 +307,11 @@ export function buildAnchoredSummary(
   const intent = task ?? (users[0] === undefined ? undefined : proseOf(users[0]));
   if (intent !== undefined && intent.trim() !== '') summary.intent = capChars(intent, maxIntentChars);
 
-  for (const message of users) {
+  // A system message in a folded span (a harness's mid-run note) instructs like a user message does.
+  const instructions = originals.filter(
+    (message) => (message.role === 'user' || message.role === 'system') && proseOf(message).trim() !== '',
+  );
+  for (const message of instructions) {
     const text = proseOf(message);
     if (intent !== undefined && text.trim() === intent.trim()) continue;
     for (const sentence of constraintsOf(message)) pushUnique(summary.constraints, sentence);

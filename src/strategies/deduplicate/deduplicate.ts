@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { toolOutputText } from '../../messages/content.js';
+import { systemPromptLength, toolOutputText } from '../../messages/content.js';
 import type {
   IdentifiedMessage,
   JSONValue,
@@ -151,11 +151,14 @@ function collectCandidates(messages: readonly IdentifiedMessage[], minTokens: nu
   const candidates: Candidate[] = [];
   // A token is at least one character for nearly all text: shorter texts cannot reach the token floor.
   const long = (text: string) => text.length >= minTokens && text.trim() !== '';
+  const systemPrompt = systemPromptLength(messages);
   messages.forEach((message, messageIndex) => {
-    if (message.role === 'system') return;
+    if (messageIndex < systemPrompt) return;
     if (typeof message.content === 'string') {
+      // A later system message (a session banner) is compared with other system messages only.
+      const group = message.role === 'system' ? 'system' : 'text';
       if (long(message.content))
-        candidates.push({ messageIndex, partIndex: -1, kind: 'text', text: message.content, group: 'text' });
+        candidates.push({ messageIndex, partIndex: -1, kind: 'text', text: message.content, group });
       return;
     }
     (message.content as readonly Part[]).forEach((part, partIndex) => {

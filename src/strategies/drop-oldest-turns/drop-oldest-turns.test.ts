@@ -122,6 +122,26 @@ describe('dropOldestTurns', () => {
     expect(validateMessages(kept.messages, check).valid).toBe(true);
   });
 
+  it('drops a later system message with its turn, never the system prompt', () => {
+    const messages = assignIds(
+      createConversationBuilder()
+        .system('You are helpful.')
+        .user('Task one')
+        .assistant(long('answer one'))
+        .system('Session restarted at 11:43 with model gpt-4o.')
+        .user('Task two')
+        .assistant(long('answer two'))
+        .user('Task three')
+        .assistant('Short answer three.')
+        .build(),
+    );
+    const result = dropOldestTurns().apply(messages, contextFor({ budgetTokens: 120 }));
+    expect(result.messages[0]).toBe(messages[0]);
+    expect(result.messages.filter((message) => message.role === 'system')).toEqual([messages[0]]);
+    expect(result.actions.flatMap((action) => action.messageIds)).toContain(messages[3]!.id);
+    expect(validateMessages(result.messages, { provider: 'openai' }).valid).toBe(true);
+  });
+
   it('stops as soon as the budget holds and does nothing within budget', () => {
     const messages = chat();
     const total = accountant.countConversation(messages).totalTokens;

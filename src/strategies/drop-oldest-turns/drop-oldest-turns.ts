@@ -1,4 +1,5 @@
 import { type ArchiveEntry, archiveHandle } from '../../archive/archive-store.js';
+import { systemPromptLength } from '../../messages/content.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
 import type {
@@ -24,7 +25,8 @@ const strategyName = 'drop-oldest-turns';
  * The last resort: drops the oldest turns whole until the budget holds. A turn is a user message and
  * everything up to the next user message. A turn with a preserved message (the first task, a pinned message)
  * is dropped piecewise around it: its other user messages alone, and each assistant message together with
- * the tool messages that answer it, so a tool call never loses its result. Never dropped: system messages,
+ * the tool messages that answer it, so a tool call never loses its result. Never dropped: the system prompt
+ * (the system messages that open the conversation; a later one goes with its turn),
  * preserved messages, the last user message and the last assistant step (the current request and the work
  * in flight), and earlier markers and anchored summaries (metadata origin `summary`).
  *
@@ -187,10 +189,11 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
   messages.forEach((message, index) => {
     if (message.role === 'user' && !isMarker(message)) lastUser = index;
   });
+  const systemPrompt = systemPromptLength(messages);
   for (const { start, end } of messageGroups(messages)) {
     const first = messages[start]!;
     if (first.role === 'user') turn++;
-    let droppable = first.role !== 'system' && start !== lastUser;
+    let droppable = start >= systemPrompt && start !== lastUser;
     for (let index = start; index < end && droppable; index++) {
       const message = messages[index]!;
       if (context.preservedIds.has(message.id) || isMarker(message)) droppable = false;
