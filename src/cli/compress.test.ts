@@ -177,21 +177,8 @@ describe('precis compress --llm', () => {
   it('folds old turns with llm-anchored through a real OpenAI-compatible endpoint and names the LLM', async () => {
     server.script(...Array.from({ length: 6 }, () => ({ body: openAIReply(sectionsReply) })));
     // A budget with room for the LLM's prose next to every ledger fact the deterministic summary shows.
-    const roomy = '8000';
-    const result = await cli(
-      'compress',
-      example,
-      '--budget',
-      roomy,
-      '--to',
-      'openai',
-      '--no-store',
-      '--llm',
-      spec(),
-      '--llm-timeout',
-      '5000',
-      '--report',
-    );
+    const roomyCompress = ['compress', example, '--budget', '8000', '--to', 'openai', '--no-store'];
+    const result = await cli(...roomyCompress, '--llm', spec(), '--llm-timeout', '5000', '--report');
     expect(result.exitCode, result.stderr).toBe(0);
     expect(result.stderr).toMatch(
       /^llm: openai-compatible:test-model \(1 summary written with it, 0 warnings\)$/m,
@@ -224,16 +211,7 @@ describe('precis compress --llm', () => {
     // PRECIS_LLM in the environment does the same without --llm.
     server.reset();
     server.script(...Array.from({ length: 6 }, () => ({ body: openAIReply(sectionsReply) })));
-    const fromEnvironment = await cliWithEnv(
-      { PRECIS_LLM: spec() },
-      'compress',
-      example,
-      '--budget',
-      roomy,
-      '--to',
-      'openai',
-      '--no-store',
-    );
+    const fromEnvironment = await cliWithEnv({ PRECIS_LLM: spec() }, ...roomyCompress);
     expect(fromEnvironment.exitCode, fromEnvironment.stderr).toBe(0);
     expect(fromEnvironment.stderr).toContain('llm: openai-compatible:test-model');
     expect(fromEnvironment.stdout).toContain('- [ ] Add a test for the backoff');
@@ -274,58 +252,39 @@ describe('precis compress --llm', () => {
     expect(server.requests.length).toBeGreaterThanOrEqual(3);
   });
 
-  it('rejects LLM strategies without an LLM and malformed LLM options, naming the option', async () => {
-    const noLlm = await cli(
-      'compress',
-      example,
-      '--budget',
-      budget,
-      '--no-store',
-      '--strategy',
-      'stub-tool-outputs,llm-anchored',
-    );
-    expect(noLlm.exitCode).toBe(2);
-    expect(noLlm.stderr).toContain(
-      'invalid-argument: --strategy: llm-anchored needs an LLM: pass --llm <spec>',
-    );
-    const badSpec = await cli('compress', example, '--budget', budget, '--no-store', '--llm', 'bogus:model');
-    expect(badSpec.exitCode).toBe(2);
-    expect(badSpec.stderr).toMatch(/^invalid-argument: --llm: unknown provider in "bogus:model"/);
-    const badTimeout = await cli(
-      'compress',
-      example,
-      '--budget',
-      budget,
-      '--no-store',
-      '--llm',
-      spec(),
-      '--llm-timeout',
-      'soon',
-    );
-    expect(badTimeout.exitCode).toBe(2);
-    expect(badTimeout.stderr).toContain('--llm-timeout: expected a positive number of milliseconds');
-    const timeoutAlone = await cli(
-      'compress',
-      example,
-      '--budget',
-      budget,
-      '--no-store',
-      '--llm-timeout',
-      '100',
-    );
-    expect(timeoutAlone.exitCode).toBe(2);
-    expect(timeoutAlone.stderr).toContain('--llm-timeout: needs an LLM');
-    const missingKey = await cli(
-      'compress',
-      example,
-      '--budget',
-      budget,
-      '--no-store',
-      '--llm',
-      'openai:gpt-4o-mini',
-    );
-    expect(missingKey.exitCode).toBe(2);
-    expect(missingKey.stderr).toContain('OPENAI_API_KEY');
+  // Each is rejected before any request reaches the endpoint. Options are thunks: the endpoint's URL is known
+  // only once the server is up.
+  it.each([
+    {
+      rejected: 'an LLM strategy without an LLM',
+      options: () => ['--strategy', 'stub-tool-outputs,llm-anchored'],
+      stderr: 'invalid-argument: --strategy: llm-anchored needs an LLM: pass --llm <spec>',
+    },
+    {
+      rejected: 'an unknown provider',
+      options: () => ['--llm', 'bogus:model'],
+      stderr: /^invalid-argument: --llm: unknown provider in "bogus:model"/,
+    },
+    {
+      rejected: 'a malformed --llm-timeout',
+      options: () => ['--llm', spec(), '--llm-timeout', 'soon'],
+      stderr: '--llm-timeout: expected a positive number of milliseconds',
+    },
+    {
+      rejected: '--llm-timeout without an LLM',
+      options: () => ['--llm-timeout', '100'],
+      stderr: '--llm-timeout: needs an LLM',
+    },
+    {
+      rejected: 'a provider without its API key',
+      options: () => ['--llm', 'openai:gpt-4o-mini'],
+      stderr: 'OPENAI_API_KEY',
+    },
+  ])('rejects $rejected, naming the option', async ({ options, stderr }) => {
+    const result = await cli('compress', example, '--budget', budget, '--no-store', ...options());
+    expect(result.exitCode).toBe(2);
+    // A string matches as a substring.
+    expect(result.stderr).toMatch(stderr);
     expect(server.requests).toEqual([]);
   });
 });

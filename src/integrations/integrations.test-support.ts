@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
 
 /**
@@ -15,4 +16,33 @@ export function toolCountingAccountant(): { accountant: TokenAccountant; counted
     },
   };
   return { accountant, counted };
+}
+
+/** The JSON Schema of the arguments of the `read_file` tool the middleware tests' agents call. */
+export const readFileSchema = {
+  type: 'object' as const,
+  properties: { path: { type: 'string' as const } },
+  required: ['path'],
+};
+
+/** A file of roughly 400 tokens whose lines name the file, so an original can be recognised. */
+export function fileContents(path: string): string {
+  return Array.from(
+    { length: 24 },
+    (_, line) =>
+      `export function part${line}(value: number): number { return value * ${line} + ${path.length}; } // ${path}`,
+  ).join('\n');
+}
+
+/**
+ * Checks that an integration processed (checked or converted) and hashed each of a loop's `messages` messages
+ * about once, fewer than three times each, rather than the whole history at every step.
+ */
+export function expectEachMessageAboutOnce(
+  { processed, hashed }: { processed: number; hashed: number },
+  messages: number,
+): void {
+  expect(processed).toBeGreaterThanOrEqual(messages);
+  expect(processed).toBeLessThan(3 * messages);
+  expect(hashed).toBeLessThan(3 * messages);
 }

@@ -20,9 +20,19 @@ import {
 const examples = join(import.meta.dirname, '..', '..', '..', 'examples', 'transcripts');
 const session = join(examples, 'fix-retry-backoff.openai.json');
 
+/** Runs `precis eval` on the shipped example with its probe file, at `budget`, with further `options`. */
+function evalWithProbes(budget: string, ...options: string[]) {
+  return cli('eval', session, '--probes', examples, '--budget', budget, ...options);
+}
+
+/** Runs `precis eval` on the shipped example with generated probes, at `budget`, with further `options`. */
+function evalGenerating(budget: string, ...options: string[]) {
+  return cli('eval', session, '--generate', '--budget', budget, ...options);
+}
+
 describe('precis eval', () => {
   it('prints a side-by-side table of probe pass rates for the shipped example', async () => {
-    const { exitCode, stdout, stderr } = await cli('eval', session, '--probes', examples, '--budget', '10%');
+    const { exitCode, stdout, stderr } = await evalWithProbes('10%');
     expect(stderr).toContain('read ');
     expect(exitCode).toBe(0);
     expect(stdout).toContain('Probes passed at a budget of 10% of each session');
@@ -40,15 +50,7 @@ describe('precis eval', () => {
   });
 
   it('--json gives the full report', async () => {
-    const { exitCode, stdout } = await cli(
-      'eval',
-      session,
-      '--probes',
-      examples,
-      '--budget',
-      '3000',
-      '--json',
-    );
+    const { exitCode, stdout } = await evalWithProbes('3000', '--json');
     expect(exitCode).toBe(0);
     const report = JSON.parse(stdout) as EvalReport;
     expect(report.budget).toEqual({ tokens: 3000 });
@@ -64,12 +66,7 @@ describe('precis eval', () => {
     const directory = mkdtempSync(join(tmpdir(), 'precis-eval-report-'));
     const markdown = join(directory, 'report.md');
     const html = join(directory, 'report.html');
-    const { exitCode, stdout, stderr } = await cli(
-      'eval',
-      session,
-      '--probes',
-      examples,
-      '--budget',
+    const { exitCode, stdout, stderr } = await evalWithProbes(
       '5%,3000',
       '--json',
       '--markdown',
@@ -94,23 +91,14 @@ describe('precis eval', () => {
     expect(page.match(/<details class="probe"/g)).toHaveLength(24);
     expect(page).toContain('Reference answer.');
 
-    const tables = await cli('eval', session, '--probes', examples, '--budget', '5%,10%');
+    const tables = await evalWithProbes('5%,10%');
     expect(tables.stdout).toContain('Probes passed at a budget of 5% of each session');
     expect(tables.stdout).toContain('Probes passed at a budget of 10% of each session');
   });
 
   it('fails with io-error when a report cannot be written', async () => {
     const missingDirectory = join(mkdtempSync(join(tmpdir(), 'precis-eval-')), 'no', 'report.html');
-    const { exitCode, stderr } = await cli(
-      'eval',
-      session,
-      '--probes',
-      examples,
-      '--budget',
-      '10%',
-      '--report',
-      missingDirectory,
-    );
+    const { exitCode, stderr } = await evalWithProbes('10%', '--report', missingDirectory);
     expect(exitCode).toBe(66);
     expect(stderr).toContain(`io-error: ${missingDirectory}`);
   });
@@ -127,7 +115,7 @@ describe('precis eval', () => {
     expect(malformed.exitCode).toBe(2);
     expect(malformed.stderr).toContain('field probes[0].id');
 
-    expect((await cli('eval', session, '--probes', examples, '--budget', '150%')).exitCode).toBe(2);
+    expect((await evalWithProbes('150%')).exitCode).toBe(2);
     expect((await cli('eval', session, '--budget', '10%')).stderr).toContain('--probes');
     expect((await cli('eval', session, '--probes', examples)).stderr).toContain('--budget');
     expect((await cli('eval', '--probes', examples, '--budget', '5%')).exitCode).toBe(2);
@@ -161,12 +149,7 @@ describe('parseBudget and findProbeFile', () => {
 
 describe('precis eval: strategies, points, generated probes, CI gate', () => {
   it('--strategies picks from the registry and always adds truncation as the baseline', async () => {
-    const { exitCode, stdout } = await cli(
-      'eval',
-      session,
-      '--probes',
-      examples,
-      '--budget',
+    const { exitCode, stdout } = await evalWithProbes(
       '10%',
       '--strategies',
       'precis,extractive,stubs-only',
@@ -175,16 +158,7 @@ describe('precis eval: strategies, points, generated probes, CI gate', () => {
     expect(exitCode).toBe(0);
     const report = JSON.parse(stdout) as EvalReport;
     expect(report.compressors).toEqual(['truncation', 'precis', 'extractive', 'stubs-only']);
-    const unknown = await cli(
-      'eval',
-      session,
-      '--probes',
-      examples,
-      '--budget',
-      '10%',
-      '--strategies',
-      'magic',
-    );
+    const unknown = await evalWithProbes('10%', '--strategies', 'magic');
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain(
       '--strategies: unknown strategy "magic": expected one of truncation, head+tail',
@@ -192,11 +166,7 @@ describe('precis eval: strategies, points, generated probes, CI gate', () => {
   });
 
   it('--generate derives probes from the session; --points evaluates the prefixes', async () => {
-    const { exitCode, stdout } = await cli(
-      'eval',
-      session,
-      '--generate',
-      '--budget',
+    const { exitCode, stdout } = await evalGenerating(
       '20%',
       '--points',
       '50%,1',
@@ -206,7 +176,7 @@ describe('precis eval: strategies, points, generated probes, CI gate', () => {
     expect(exitCode).toBe(0);
     expect(stdout).toContain('at 50% of the session');
     expect(stdout).toContain('at 100% of the session');
-    const json = await cli('eval', session, '--generate', '--budget', '20%', '--points', '0.5,1', '--json');
+    const json = await evalGenerating('20%', '--points', '0.5,1', '--json');
     const report = JSON.parse(json.stdout) as EvalReport;
     expect(report.points).toEqual([0.5, 1]);
     expect(report.results[0]!.points).toHaveLength(2);
@@ -217,15 +187,13 @@ describe('precis eval: strategies, points, generated probes, CI gate', () => {
   });
 
   it('--min-pass exits 1 when a strategy other than truncation is below, 0 otherwise', async () => {
-    const strict = await cli('eval', session, '--probes', examples, '--budget', '5%', '--min-pass', '0.99');
+    const strict = await evalWithProbes('5%', '--min-pass', '0.99');
     expect(strict.exitCode).toBe(1);
     expect(strict.stderr).toMatch(/below --min-pass 0\.99: precis passed \d+\/12/);
     expect(strict.stderr).not.toContain('truncation passed');
-    const lenient = await cli('eval', session, '--probes', examples, '--budget', '5%', '--min-pass', '0%');
+    const lenient = await evalWithProbes('5%', '--min-pass', '0%');
     expect(lenient.exitCode).toBe(0);
-    expect(
-      (await cli('eval', session, '--probes', examples, '--budget', '5%', '--min-pass', '2')).exitCode,
-    ).toBe(2);
+    expect((await evalWithProbes('5%', '--min-pass', '2')).exitCode).toBe(2);
   });
 
   it('names a file that is not a session, and an unconfigured judge, with a clear error', async () => {
@@ -235,15 +203,7 @@ describe('precis eval: strategies, points, generated probes, CI gate', () => {
     const notSession = await cli('eval', notes, '--generate', '--budget', '10%');
     expect(notSession.exitCode).not.toBe(0);
     expect(notSession.stderr).toContain(`${notes} is not a session transcript`);
-    const judge = await cli(
-      'eval',
-      session,
-      '--generate',
-      '--budget',
-      '10%',
-      '--judge',
-      'anthropic:claude-haiku-4-5',
-    );
+    const judge = await evalGenerating('10%', '--judge', 'anthropic:claude-haiku-4-5');
     expect(judge.exitCode).toBe(2);
     expect(judge.stderr).toContain('ANTHROPIC_API_KEY');
   });
@@ -281,12 +241,7 @@ describe('precis eval --judge against an OpenAI-compatible endpoint', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const result = await cli(
-        'eval',
-        session,
-        '--probes',
-        examples,
-        '--budget',
+      const result = await evalWithProbes(
         '10%',
         '--strategies',
         'precis',

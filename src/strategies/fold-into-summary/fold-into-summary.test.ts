@@ -3,71 +3,29 @@ import { createMemoryArchive } from '../../archive/archive-store.js';
 import { compact } from '../../engine/compact.js';
 import { messageText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
-import type { IdentifiedMessage, Message } from '../../messages/types.js';
+import type { Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
-import { parseAnchoredSummary } from '../../summary/index.js';
-import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
+import { soleSummary, uploadSession } from '../llm-strategies.test-support.js';
 import { foldIntoSummary } from './fold-into-summary.js';
 
 const accountant = createTokenAccountant();
 const countOf = (messages: readonly Message[]) => accountant.countConversation(messages).totalTokens;
 
-const filler = (label: string) =>
-  Array.from(
-    { length: 60 },
-    (_, index) => `${label} line ${index}: nothing interesting happens here at all`,
-  ).join('\n');
-
-/** A session whose early turns hold facts: a path, an error string, a command, a decision. */
-function session(turns: number, offset = 0): Message[] {
-  const builder = createConversationBuilder().system('You are a coding agent.');
-  if (offset === 0) builder.user('Fix the flaky upload in src/upload/chunker.ts.');
-  for (let turn = offset; turn < offset + turns; turn++) {
-    builder.assistant(
-      `I decided to use a fixed chunk size of ${turn + 1} MiB because the server rejects larger parts.`,
-    );
-    builder.tools([
-      { name: 'Read', input: { file_path: `src/upload/part-${turn}.ts` }, output: filler(`part ${turn}`) },
-    ]);
-    builder.tools([
-      {
-        name: 'Bash',
-        input: { command: `npm test -- upload-${turn}` },
-        output: {
-          type: 'error-text',
-          value: `Error: ECONNRESET while uploading chunk ${turn}\n${filler('log')}`,
-        },
-      },
-    ]);
-    builder.user(`Keep the retry count at ${turn + 3}.`);
-  }
-  builder.assistant('Next I will rerun the whole suite.');
-  return builder.build();
-}
-
 function textOf(messages: readonly Message[]): string {
   return messages.map((message) => messageText(message)).join('\n');
 }
 
-function summaryOf(messages: readonly IdentifiedMessage[]) {
-  const summaries = messages.filter((message) => message.metadata?.origin === 'summary');
-  expect(summaries).toHaveLength(1);
-  const record = parseAnchoredSummary(summaries[0]!.metadata?.summary);
-  expect(record).toBeDefined();
-  return { message: summaries[0]!, record: record! };
-}
-
 describe('foldIntoSummary in compact', () => {
   it('folds dropped turns into one summary that keeps their facts, within budget and valid', () => {
-    const input = session(8);
+    const input = uploadSession(8);
     const budgetTokens = Math.floor(countOf(input) * 0.1);
     for (const provider of ['openai', 'anthropic', 'any'] as const) {
       const archive = createMemoryArchive();
       const result = compact(input, { budgetTokens, provider, accountant, archive });
       expect(result.report.withinBudget).toBe(true);
       expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
-      const { message, record } = summaryOf(result.messages);
+      const { message, record } = soleSummary(result.messages);
       expect(messageText(message).startsWith('[precis summary of ')).toBe(true);
       const text = textOf(result.messages);
       // Facts of the first (dropped) turn survive verbatim.
@@ -89,10 +47,10 @@ describe('foldIntoSummary in compact', () => {
 
   it('merges into the existing summary on a later compaction, keeping the first summary items', () => {
     const archive = createMemoryArchive();
-    const input = session(6);
+    const input = uploadSession(6);
     const first = compact(input, { budgetTokens: Math.floor(countOf(input) * 0.12), accountant, archive });
-    const firstSummary = summaryOf(first.messages);
-    const extended = [...first.messages, ...session(6, 6).slice(1)];
+    const firstSummary = soleSummary(first.messages);
+    const extended = [...first.messages, ...uploadSession(6, { offset: 6 }).slice(1)];
     const second = compact(extended, {
       budgetTokens: Math.floor(countOf(input) * 0.12),
       accountant,
@@ -100,7 +58,7 @@ describe('foldIntoSummary in compact', () => {
     });
     expect(second.report.withinBudget).toBe(true);
     expect(validateMessages(second.messages, { provider: 'anthropic' }).issues).toEqual([]);
-    const { message, record } = summaryOf(second.messages);
+    const { message, record } = soleSummary(second.messages);
     expect(message.id).toBe(firstSummary.message.id);
     expect(record.messageCount).toBeGreaterThan(firstSummary.record.messageCount);
     for (const section of ['errors', 'commands', 'decisions', 'constraints', 'handles'] as const)
@@ -116,7 +74,7 @@ describe('foldIntoSummary in compact', () => {
   });
 
   it('does nothing within budget and returns the same objects', () => {
-    const messages = assignIds(session(2));
+    const messages = assignIds(uploadSession(2));
     const result = foldIntoSummary().apply(messages, {
       budgetTokens: countOf(messages),
       accountant,

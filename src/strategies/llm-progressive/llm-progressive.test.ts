@@ -10,17 +10,12 @@ import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createScriptedLlmClient } from '../../testing/scripted-llm-client.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import { foldIntoSummary } from '../fold-into-summary/fold-into-summary.js';
+import { filler } from '../llm-strategies.test-support.js';
 import type { AsyncStrategyContext } from '../strategy.js';
 import { llmProgressive } from './llm-progressive.js';
 
 const accountant = createTokenAccountant();
 const countOf = (messages: readonly Message[]) => accountant.countConversation(messages).totalTokens;
-
-const filler = (label: string, lines = 30) =>
-  Array.from(
-    { length: lines },
-    (_, index) => `${label} line ${index}: nothing interesting happens here`,
-  ).join('\n');
 
 function session(turns: number): Message[] {
   const builder = createConversationBuilder()
@@ -32,7 +27,7 @@ function session(turns: number): Message[] {
         {
           name: 'Bash',
           input: { command: `npm test -- step-${turn}` },
-          output: { type: 'error-text', value: `Error: step ${turn} failed\n${filler(`log ${turn}`)}` },
+          output: { type: 'error-text', value: `Error: step ${turn} failed\n${filler(`log ${turn}`, 30)}` },
         },
       ],
       `Step ${turn}: I will try attempt ${turn}.`,

@@ -2,7 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { importWith } from '../../../test/support/importer-harness.js';
+import { gptmeLarge } from '../../../bench/inputs/importer-inputs.mjs';
+import {
+  expectStatsAddUp,
+  expectValidForOpenAI,
+  importWith,
+} from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -13,8 +18,8 @@ import { TranscriptImportError } from '../../errors/index.js';
 import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import { fromOpenAI, toOpenAI } from '../../messages/convert/openai.js';
 import type { Message, Part } from '../../messages/types.js';
-import { repairMessages, repairPlaceholders, validateMessages } from '../../messages/validate/index.js';
-import type { ImportOptions, ImportStats } from '../transcript-importer.js';
+import { repairMessages, repairPlaceholders } from '../../messages/validate/index.js';
+import type { ImportOptions } from '../transcript-importer.js';
 import { gptmeImporter } from './gptme-importer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -25,14 +30,6 @@ const importText = (text: string, options: ImportOptions = {}) => importWith(gpt
 
 const importFixture = (folder: string, options: ImportOptions = {}) =>
   importText(readFixture(folder), { file: `${folder}/conversation.jsonl`, ...options });
-
-function expectAllCounted(stats: ImportStats): void {
-  const skipped = Object.values(stats.skipped).reduce((sum, count) => sum + count, 0);
-  expect(stats.recordsUsed + skipped).toBe(stats.recordsRead);
-}
-
-const expectValidForOpenAI = (messages: readonly Message[]) =>
-  expect(validateMessages(messages, { provider: 'openai' }).issues).toEqual([]);
 
 const partsOf = (message: Message | undefined): Part[] =>
   message === undefined || typeof message.content === 'string'
@@ -211,7 +208,7 @@ describe('gptmeImporter.parse: markdown tool format', () => {
       recordsUsed: 24,
       skipped: { ui_only: 1, malformed: 1 },
     });
-    expectAllCounted(context.stats);
+    expectStatsAddUp(context);
     expect(messages.map(messageText).join('\n')).not.toContain('Context changed');
     expect(context.warnings[0]).toMatchObject({ file: 'markdown/conversation.jsonl', line: 13 });
   });
@@ -332,16 +329,9 @@ describe('gptmeImporter.parse: tool and XML formats', () => {
 describe('gptmeImporter.parse: large files', () => {
   // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
   it('reads a log with a 1.5 MB message full of fences', () => {
-    const fences = '```text\nsome output line\n```\n'.repeat(50_000);
-    const lines = [line({ role: 'user', content: 'dump' })];
-    for (let turn = 0; turn < 2000; turn++) {
-      lines.push(line({ role: 'assistant', content: `step ${turn}\n\`\`\`shell\necho ${turn}\n\`\`\`` }));
-      lines.push(line({ role: 'system', content: `Ran command: \`echo ${turn}\`` }));
-    }
-    lines.push(line({ role: 'assistant', content: fences }));
-    const { messages } = importText(lines.join('\n'));
+    const { messages } = importText(gptmeLarge());
     expect(messages).toHaveLength(1 + 2 * 2000 + 1);
-    expect(messageText(messages.at(-1)!)).toBe(fences);
+    expect(messageText(messages.at(-1)!)).toBe('```text\nsome output line\n```\n'.repeat(50_000));
   });
 });
 
@@ -364,7 +354,7 @@ describe.skipIf(!hasSharedSessions)('real sessions in ../shared/data/sessions', 
     '%s imports valid with its probe facts',
     (name) => {
       const { messages, context } = importText(readFileSync(join(sessionsDir, name), 'utf8'), { file: name });
-      expectAllCounted(context.stats);
+      expectStatsAddUp(context);
       const repaired = repairMessages(messages, { provider: 'openai' });
       console.info(`${name}: ${messages.length} messages, ${repaired.repairs.length} repairs`);
       expectValidForOpenAI(repaired.messages);

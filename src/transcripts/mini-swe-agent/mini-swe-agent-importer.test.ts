@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { miniSweAgentLarge } from '../../../bench/inputs/importer-inputs.mjs';
 import { expectValidForOpenAI, importWith } from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
@@ -346,14 +347,7 @@ describe('miniSweAgentImporter.parse: bad input', () => {
   // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
   it('reads a multi-megabyte observation and a reply full of unclosed fences', () => {
     const huge = 'x'.repeat(3_000_000);
-    const text = minimal([
-      { role: 'user', content: 'task' },
-      { role: 'assistant', content: '```bash\n'.repeat(200_000) },
-      { role: 'user', content: 'Please always provide EXACTLY ONE action' },
-      { role: 'assistant', content: `THOUGHT ${huge}\n\n\`\`\`bash\ncat big\n\`\`\`` },
-      { role: 'user', content: `<returncode>0</returncode>\n<output>\n${huge}\n</output>` },
-    ]);
-    const { messages } = importText(text);
+    const { messages } = importText(miniSweAgentLarge());
     expect(messageText(messages[1]!)).toBe('```bash\n'.repeat(200_000));
     expect(messages.flatMap(toolCallsOf)).toHaveLength(1);
     expect(messageText(messages[4]!)).toBe(`<returncode>0</returncode>\n<output>\n${huge}\n</output>`);

@@ -2,6 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { providerJsonLarge } from '../../../bench/inputs/importer-inputs.mjs';
+import {
+  expectStatsAddUp,
+  expectValidForOpenAI,
+  importWith,
+} from '../../../test/support/importer-harness.js';
 import {
   factSurvival,
   hasSharedSessions,
@@ -14,13 +20,8 @@ import { fromAnthropic } from '../../messages/convert/anthropic.js';
 import { fromOpenAI } from '../../messages/convert/openai.js';
 import { parseConversation } from '../../messages/parse.js';
 import type { Message } from '../../messages/types.js';
-import { repairMessages, validateMessages } from '../../messages/validate/index.js';
-import {
-  createImportContext,
-  type ImportOptions,
-  type ImportStats,
-  type TranscriptImporter,
-} from '../transcript-importer.js';
+import { repairMessages } from '../../messages/validate/index.js';
+import type { ImportOptions, TranscriptImporter } from '../transcript-importer.js';
 import { anthropicImporter, openAIImporter, precisImporter } from './provider-json-importer.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,22 +29,8 @@ const fixturesDir = join(here, 'fixtures');
 const readFixture = (name: string) => readFileSync(join(fixturesDir, name), 'utf8');
 const importers = [openAIImporter, anthropicImporter, precisImporter];
 
-function importText(importer: TranscriptImporter, text: string, options: ImportOptions = {}) {
-  const context = createImportContext(options);
-  const result = importer.parse(text, context);
-  return { ...result, context, messages: result.conversation.messages };
-}
-
 const importFixture = (importer: TranscriptImporter, name: string, options: ImportOptions = {}) =>
-  importText(importer, readFixture(name), { file: name, ...options });
-
-function expectAllCounted(stats: ImportStats): void {
-  const skipped = Object.values(stats.skipped).reduce((sum, count) => sum + count, 0);
-  expect(stats.recordsUsed + skipped).toBe(stats.recordsRead);
-}
-
-const expectValidForOpenAI = (messages: readonly Message[]) =>
-  expect(validateMessages(messages, { provider: 'openai' }).issues).toEqual([]);
+  importWith(importer, readFixture(name), { file: name, ...options });
 
 /** The messages without the metadata the importer adds, to compare with what the converter makes of the whole. */
 const withoutMetadata = (messages: readonly Message[]) =>
@@ -154,7 +141,7 @@ describe('provider JSON documents', () => {
       { role: 'assistant', content: [{ type: 'tool_use', id: 'x' }] },
       { role: 'assistant', content: 'hello' },
     ]);
-    const { messages, context } = importText(anthropicImporter, text, { file: 'chat.json' });
+    const { messages, context } = importWith(anthropicImporter, text, { file: 'chat.json' });
     expect(messages.map(messageText)).toEqual(['hi', 'hello']);
     expect(context.warnings).toEqual([
       {
@@ -164,27 +151,27 @@ describe('provider JSON documents', () => {
         record: 1,
       },
     ]);
-    expectAllCounted(context.stats);
-    expect(() => importText(anthropicImporter, text, { file: 'chat.json', strict: true })).toThrow(
+    expectStatsAddUp(context);
+    expect(() => importWith(anthropicImporter, text, { file: 'chat.json', strict: true })).toThrow(
       TranscriptImportError,
     );
-    expect(() => importText(anthropicImporter, text, { file: 'chat.json', strict: true })).toThrow(
+    expect(() => importWith(anthropicImporter, text, { file: 'chat.json', strict: true })).toThrow(
       'chat.json, record 1',
     );
   });
 
   it('rejects text that is not JSON, or JSON without messages', () => {
     expect(() =>
-      importText(openAIImporter, '{"messages": [\n  {"role": "user",\n', { file: 'a.json' }),
+      importWith(openAIImporter, '{"messages": [\n  {"role": "user",\n', { file: 'a.json' }),
     ).toThrow(TranscriptImportError);
     expect(() =>
-      importText(openAIImporter, '{"messages": [\n  {"role": "user",\n', { file: 'a.json' }),
+      importWith(openAIImporter, '{"messages": [\n  {"role": "user",\n', { file: 'a.json' }),
     ).toThrow(/a\.json:3/);
-    expect(() => importText(openAIImporter, '{"model": "gpt-4o"}')).toThrow(/expected a message array/);
+    expect(() => importWith(openAIImporter, '{"model": "gpt-4o"}')).toThrow(/expected a message array/);
   });
 
   it('lets a malformed request body fail with the converter’s typed error', () => {
-    expect(() => importText(openAIImporter, JSON.stringify({ messages: [], tools: 'none' }))).toThrow(
+    expect(() => importWith(openAIImporter, JSON.stringify({ messages: [], tools: 'none' }))).toThrow(
       InvalidMessageError,
     );
   });
@@ -198,7 +185,7 @@ describe('provider JSON documents', () => {
         tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{}' } }],
       },
     ]);
-    const { messages, context } = importText(openAIImporter, text);
+    const { messages, context } = importWith(openAIImporter, text);
     expect(messages).toHaveLength(2);
     expect(context.warnings).toEqual([
       expect.objectContaining({ message: expect.stringContaining('1 missing-tool-result') }),
@@ -261,7 +248,7 @@ describe('provider JSON Lines', () => {
   });
 
   it('reads a single message line as JSON Lines of one message', () => {
-    const { messages } = importText(precisImporter, '{"role":"user","content":"hi"}\n');
+    const { messages } = importWith(precisImporter, '{"role":"user","content":"hi"}\n');
     expect(messages).toEqual([{ role: 'user', content: 'hi', metadata: { origin: 'precis', line: 1 } }]);
   });
 
@@ -273,7 +260,7 @@ describe('provider JSON Lines', () => {
         url: '/v1/chat/completions',
         body: { model: 'm', messages: [{ role: 'user', content }] },
       });
-    const { messages } = importText(openAIImporter, [request('first'), request('second')].join('\n'));
+    const { messages } = importWith(openAIImporter, [request('first'), request('second')].join('\n'));
     expect(messages.map(messageText)).toEqual(['second']);
   });
 });
@@ -281,13 +268,7 @@ describe('provider JSON Lines', () => {
 describe('provider JSON: large documents', () => {
   // Speed on this input is measured in bench/importers.bench.mjs; here, what comes out of it.
   it('reads a 3 MB request body', () => {
-    const messages = [];
-    for (let turn = 0; turn < 5000; turn++) {
-      messages.push({ role: 'user', content: `question ${turn}` });
-      messages.push({ role: 'assistant', content: `answer ${turn}` });
-    }
-    messages.push({ role: 'user', content: 'y'.repeat(2_000_000) });
-    const imported = importText(openAIImporter, JSON.stringify({ model: 'gpt-4o', messages }));
+    const imported = importWith(openAIImporter, providerJsonLarge());
     expect(imported.messages).toHaveLength(10_001);
     expect(imported.messages.at(-1)).toMatchObject({ role: 'user', content: 'y'.repeat(2_000_000) });
   });
@@ -310,8 +291,8 @@ describe.skipIf(!hasSharedSessions)('real sessions in ../shared/data/sessions', 
     (name) => {
       const text = readFileSync(join(sessionsDir, name), 'utf8');
       const importer = importers.find((candidate) => claims(text, name)[0] === candidate.format)!;
-      const { messages, context } = importText(importer, text, { file: name });
-      expectAllCounted(context.stats);
+      const { messages, context } = importWith(importer, text, { file: name });
+      expectStatsAddUp(context);
       const repaired = repairMessages(messages, { provider: 'openai' });
       expectValidForOpenAI(repaired.messages);
       const survival = factSurvival(loadProbes(name), repaired.messages);
