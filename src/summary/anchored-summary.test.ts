@@ -141,6 +141,27 @@ describe('buildAnchoredSummary', () => {
     expect(summary.constraints).toEqual(['Do not push to main until the tests pass.']);
   });
 
+  it('names the command an error came from by its start: the Commands section has it in full', () => {
+    const command = `rm ${Array.from({ length: 12 }, (_, index) => `scratch_${index}.py`).join(' ')}`;
+    const call = toolCall('Bash', { command }, 'call-rm');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Clean up the scratch files.'),
+        assistantMessage([call]),
+        toolMessage(
+          toolResult(call, {
+            type: 'error-text',
+            value: "rm: cannot remove 'scratch_3.py': No such file or directory\nexit code 1",
+          }),
+        ),
+      ]),
+    );
+    expect(summary.errors).toContain(
+      `\`rm: cannot remove 'scratch_3.py': No such file or directory\` (from ${command.slice(0, 60)}…)`,
+    );
+    expect(summary.commands.join('\n')).toContain(command);
+  });
+
   it('takes the intent from the task option when the first task was not dropped', () => {
     const summary = buildAnchoredSummary(session().slice(1), { task: 'The original task' });
     expect(summary.intent).toBe('The original task');

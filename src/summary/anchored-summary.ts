@@ -595,7 +595,7 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   for (const error of ledger.errors)
     pushUnique(
       summary.errors,
-      `${codeSpan(error.message)} (from ${capChars(error.source, 120)}${error.count > 1 ? `, ${error.count}×` : ''})`,
+      `${codeSpan(error.message)} (from ${capChars(error.source, 60)}${error.count > 1 ? `, ${error.count}×` : ''})`,
     );
   for (const test of ledger.tests) {
     const counts = [

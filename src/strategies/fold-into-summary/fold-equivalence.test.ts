@@ -64,19 +64,19 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '5fbde1bf6ef93d5cf400ac93677efb53',
+    result: 'aafb62672d6fb2aa69110b4b6f0b30ad',
     archive: '4df9312e3182da2dd8811d1cc97e8843',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '56326efe213852f228b3997fa2fc428c',
+    result: 'cd41a3d691a93c52c34067673e85327c',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'a22105b30bf102406a5fa3714eaa0b2c',
+    result: 'fd8979b30656701590f3e045ebded356',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '7afe55b2433bb8ddf484ef0362371e2a',
+    result: 'a4769b87b71743d010ef8a656250cb9b',
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
