@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
-import { createO200kCounter } from './o200k-counter.js';
+import { createO200kCounter, rememberO200kCount } from './o200k-counter.js';
 import { o200kPiecePattern } from './split-long-pieces.js';
 
 // The oracle: the package's ESM build, a separate instance from the CommonJS one the counter loads.
@@ -53,6 +53,23 @@ describe('createO200kCounter', () => {
 
   it.each(Object.entries(variedTexts))('counts %s exactly like the bare encoder', (_name, text) => {
     expect(createO200kCounter().count(text)).toBe(bare(text));
+  });
+
+  it('finds a long text whose count was remembered, in every counter whose guard allows it', () => {
+    const text = `${seededText(400, 'abcdefgh ', 11)} remembered`;
+    const exact = bare(text);
+    // A count vouched for elsewhere is taken as given: a wrong one shows it is looked up, not recounted.
+    rememberO200kCount(text, exact + 1000);
+    expect(createO200kCounter().count(text)).toBe(exact + 1000);
+    expect(createO200kCounter({ longRunGuardChars: Number.POSITIVE_INFINITY }).count(text)).toBe(
+      exact + 1000,
+    );
+    // A smaller guard may slice pieces the remembered count was taken whole on: it counts.
+    expect(createO200kCounter({ longRunGuardChars: 500 }).count(text)).toBe(exact);
+    rememberO200kCount(text, exact);
+    // Short texts count faster than they are looked up: not remembered.
+    rememberO200kCount('short text', 99);
+    expect(createO200kCounter().count('short text')).toBe(bare('short text'));
   });
 
   it('property: equals the bare encoder on arbitrary strings', () => {

@@ -34,6 +34,29 @@ function loadEncoding(): O200kEncoding {
 // throws on it by default.
 const plainTextOptions = { disallowedSpecial: new Set<string>() };
 
+/**
+ * Exact counts of long texts that were worked out without counting them whole (a summary renderer composes
+ * its text's count from its lines' counts): counting such a text again, as the token accountant does when the
+ * text becomes a message, finds it here. Few and recent: a fold renders a handful of texts it keeps.
+ */
+const knownCounts = new Map<string, number>();
+const maxKnownCounts = 32;
+/** Shorter texts count faster than a lookup of a long key pays for. */
+const minKnownCountLength = 256;
+/** The long-run guard the known counts hold for: pieces of over this many characters never occur in them. */
+const knownCountGuardChars = 1000;
+
+/**
+ * Records `tokens` as the exact `o200k_base` count of `text` (with the default long-run guard) for every
+ * o200k counter to find, when `text` is long enough to be worth remembering. The caller vouches for the count.
+ */
+export function rememberO200kCount(text: string, tokens: number): void {
+  if (text.length < minKnownCountLength) return;
+  knownCounts.delete(text);
+  knownCounts.set(text, tokens);
+  if (knownCounts.size > maxKnownCounts) knownCounts.delete(knownCounts.keys().next().value as string);
+}
+
 /** Exact token counts in OpenAI's `o200k_base` vocabulary (GPT-4o, GPT-4.1, o-series, GPT-5). */
 export function createO200kCounter(options: O200kCounterOptions = {}): TokenCounter {
   const { longRunGuardChars = 1000 } = options;
@@ -48,10 +71,16 @@ export function createO200kCounter(options: O200kCounterOptions = {}): TokenCoun
       `expected an integer of at least 2 or Infinity, got ${longRunGuardChars}`,
     );
   }
+  // A guard below the known counts' would cut pieces they were counted whole in.
+  const consultKnown = longRunGuardChars >= knownCountGuardChars;
   return {
     encodingName: 'o200k_base',
     count(text: string): number {
       if (text.length === 0) return 0;
+      if (consultKnown && text.length >= minKnownCountLength) {
+        const known = knownCounts.get(text);
+        if (known !== undefined) return known;
+      }
       const encoder = loadEncoding();
       if (!mayHaveLongRun(text, longRunGuardChars)) return encoder.countTokens(text, plainTextOptions);
       let total = 0;
