@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
 import { assignIds } from '../messages/ids.js';
 import {
@@ -249,6 +250,63 @@ describe('renderAnchoredSummary', () => {
     expect(capped.length).toBeLessThan(full.length);
     // Sections share the budget: a long errors list does not crowd out the intent.
     expect(capped).toContain('## Session intent');
+  });
+
+  it('names sections none of whose lines fit on one closing line instead of a heading each', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 9;
+    summary.intent = `Port the ${'very long and detailed '.repeat(30)}task description to the new API.`;
+    summary.errors.push('`TypeError: cannot read properties of undefined` (from npm test)');
+    for (let index = 0; index < 6; index++)
+      summary.commands.push(`\`npm run build -- --project ${index}\` → ok`);
+    const text = renderAnchoredSummary(summary, { maxTokens: 60, counter });
+    expect(counter.count(text)).toBeLessThanOrEqual(60);
+    expect(text).toContain('## Errors → fixes\n- `TypeError');
+    expect(text).not.toContain('## Session intent');
+    expect(text).toMatch(/\nIn the archive, not shown: session intent \(1\)(, commands \(\d\))?\.$/);
+  });
+
+  it('offers the room that whole lines leave of the sections’ shares to the sections that want more', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 40;
+    const names = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot'];
+    // Lines of about 30 tokens: longer than most sections' shares of the cap.
+    const line = (section: string, name: string) =>
+      `${section} ${name}: the ${name} reader in src/import/${name}-reader.ts streams chunks of the ${name} upload`;
+    const sections = [
+      'errors',
+      'decisions',
+      'commands',
+      'constraints',
+      'changes',
+      'scripts',
+      'results',
+      'excerpts',
+    ] as const;
+    for (const name of names) for (const section of sections) summary[section].push(line(section, name));
+    const lineTokens = Math.min(...summary.errors.map((item) => counter.count(`- ${item}`) + 1));
+    for (const maxTokens of [160, 200, 260]) {
+      const text = renderAnchoredSummary(summary, { maxTokens, counter });
+      const tokens = counter.count(text);
+      expect(tokens).toBeLessThanOrEqual(maxTokens);
+      // Less is left than one more line would take.
+      expect(maxTokens - tokens).toBeLessThan(lineTokens);
+      expect(text).toContain('more in the archive');
+    }
+  });
+
+  it('tells every o200k counter the exact count of the text it renders, so the summary is not counted twice', () => {
+    const summary = buildAnchoredSummary(session());
+    for (let index = 0; index < 60; index++)
+      summary.errors.push(
+        `Error ${index}: the upload of part ${index * 7} failed in src/upload/part-${index}.ts`,
+      );
+    const renderer = createAnchoredSummaryRenderer(summary);
+    for (const maxTokens of [120, 300, 700]) {
+      const text = renderer.render(maxTokens);
+      const plain = { disallowedSpecial: new Set<string>() };
+      expect(createO200kCounter().count(text)).toBe(countTokens(text, plain));
+    }
   });
 
   it('keeps the most salient and specific lines of a capped section, once per shape, in their order', () => {

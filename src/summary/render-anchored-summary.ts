@@ -1,5 +1,6 @@
 import { codeSpan } from '../ledger/index.js';
 import { createO200kCounter, type TokenCounter } from '../tokens/index.js';
+import { rememberO200kCount } from '../tokens/o200k-counter.js';
 import { type AnchoredSummary, capChars, itemSalience } from './anchored-summary.js';
 import { countJoinedLines } from './count-joined-lines.js';
 
@@ -374,10 +375,14 @@ export function createAnchoredSummaryRenderer(
   const headerText = header(summary);
   const headerTokens = counter.count(headerText);
   // The default counter is exact o200k: a text is counted from its lines' counts, which fitting has mostly.
-  const countText = (entry: BuiltText) =>
-    (options.counter === undefined
-      ? countJoinedLines(entry.blocks, counter.count, entry.blockTokens)
-      : undefined) ?? counter.count(entry.text);
+  const countText = (entry: BuiltText) => {
+    if (options.counter !== undefined) return counter.count(entry.text);
+    const composed = countJoinedLines(entry.blocks, counter.count, entry.blockTokens);
+    if (composed === undefined) return counter.count(entry.text);
+    // Exact: the accountant counting the summary message finds it instead of counting the text again.
+    rememberO200kCount(entry.text, composed);
+    return composed;
+  };
   const built = new Map<string, BuiltText>();
   /** The text under `caps` (all of every section when undefined) and its exact count, each made once. */
   const build = (caps: readonly number[] | undefined) => {
@@ -388,19 +393,30 @@ export function createAnchoredSummaryRenderer(
       // The text's lines, by block (the header, each section): what it is counted from.
       const blocks: string[][] = [[headerText]];
       const blockTokens: Array<Array<number | undefined>> = [[headerTokens]];
+      // A section none of whose lines fit is named on one closing line, not given a heading of its own.
+      const unshown: string[] = [];
       fitted.forEach((section, index) => {
         const limit = caps?.[index];
         const { kept, keptTokens, left } =
           limit === undefined
             ? { kept: section.lines, keptTokens: section.lineTokens, left: 0 }
             : section.fitter(limit);
-        if (kept.length === 0 && left > 0 && limit !== undefined && limit < 8) return;
+        if (kept.length === 0 && left > 0) {
+          unshown.push(`${section.title.toLowerCase()} (${left})`);
+          return;
+        }
         const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
         const lines = [...kept, ...more];
         pieces.push(`## ${section.title}\n${lines.join('\n')}`);
         blocks.push([`## ${section.title}`, ...(lines.length === 0 ? [''] : lines)]);
         blockTokens.push([undefined, ...keptTokens]);
       });
+      if (unshown.length > 0) {
+        const closing = `In the archive, not shown: ${unshown.join(', ')}.`;
+        pieces.push(closing);
+        blocks.push([closing]);
+        blockTokens.push([undefined]);
+      }
       entry = { text: pieces.join('\n\n'), blocks, blockTokens };
       built.set(key, entry);
     }
@@ -437,10 +453,36 @@ export function createAnchoredSummaryRenderer(
         return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
       });
       const text = build(finalCaps);
-      if (tokensOf(text) <= maxTokens) return text.text;
+      if (tokensOf(text) <= maxTokens) return withLeftover(finalCaps, text, maxTokens).text;
       scale *= 0.8;
     }
     return headerText;
+  };
+  /**
+   * Lines go whole, so a section's share is rarely used up; what the text leaves of `maxTokens` is offered to
+   * the sections that want more, heaviest first, each taking the lines that fit it. Kept only if it fits.
+   */
+  const withLeftover = (caps: readonly number[], text: BuiltText, maxTokens: number): BuiltText => {
+    let leftover = maxTokens - tokensOf(text);
+    const raised = [...caps];
+    const order = sections
+      .map((section, index) => ({ index, weight: section.weight }))
+      .filter(({ index }) => natural[index]! > caps[index]!)
+      .sort((a, b) => b.weight - a.weight || a.index - b.index);
+    for (const { index } of order) {
+      if (leftover < 2) break;
+      const before = fitted[index]!.fitter(caps[index]!);
+      const after = fitted[index]!.fitter(caps[index]! + leftover);
+      const used = (fitted: FittedLines) => fitted.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
+      // A section shown for the first time takes its heading too (as in the shares above).
+      const added = used(after) - used(before) + (before.kept.length === 0 && after.kept.length > 0 ? 6 : 0);
+      if (added <= 0 || added > leftover) continue;
+      raised[index] = caps[index]! + leftover;
+      leftover -= added;
+    }
+    if (raised.every((limit, index) => limit === caps[index])) return text;
+    const fuller = build(raised);
+    return tokensOf(fuller) <= maxTokens ? fuller : text;
   };
   const rendered = new Map<number | undefined, string>();
   const renderer: AnchoredSummaryRenderer = {

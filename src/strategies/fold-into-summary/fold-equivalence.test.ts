@@ -55,24 +55,24 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '711e5a5d8313dce858055d6bcaf94454', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: '93e823af377a2d121d5cff7161e7df9b', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: '591c8c5b8d0f4753b4f77c7350f1ed5e', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '41f8bf82c855cc1d787846f30826d704', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '75e5f8aaab5e7ac78239caee43e67445', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: 'db28393b97d67e1f68c59857dcd5d53e', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
+  '0.1': { result: '4e66a80f1886524e9a46eefb7a86472a', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '05ece2e3f50a8829eab67d70ced8882c', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '4b97ac86c246be2bc22e2b970b85aed2', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: 'e67f28a3da0fb53838f8fdd9aa013787', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'aafb62672d6fb2aa69110b4b6f0b30ad',
+    result: '9e066e97adc0840d4ea746d15969f776',
     archive: '4df9312e3182da2dd8811d1cc97e8843',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'cd41a3d691a93c52c34067673e85327c',
+    result: '4a361c933e0539aef1d76163ab806612',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'fd8979b30656701590f3e045ebded356',
+    result: '9771ece9d4bf7ad4c87df318a052c28c',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -80,7 +80,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '2bebf85607fd591d4f2228efaeac6951',
+    result: 'cc71036b42bc53bbf5ca7a1e22e9129e',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
