@@ -166,6 +166,10 @@ function sentencesOf(message: IdentifiedMessage): readonly string[] {
   return facts.sentences;
 }
 
+/** A closing question or offer to the user ("Would you like me to …?", "Let me know if …"): no step taken. */
+const offerToUser =
+  /^(?:[-*]\s+)?(?:(?:please )?let me know\b|if you(?:'d| would)? (?:like|want|need|prefer)\b|would you like\b|do you want\b|shall i\b|should i\b|feel free\b|(?:i )?hope (?:this|that|it) helps\b)|\?\s*$/i;
+
 function constraintsOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
   facts.constraints ??= sentencesOf(message).filter(
@@ -236,7 +240,7 @@ function isSubAgentReport(message: IdentifiedMessage): boolean {
 }
 
 function computeProse(message: IdentifiedMessage): string {
-  if (typeof message.content === 'string') return message.content;
+  if (typeof message.content === 'string') return withoutPrecisNote(message.content);
   if (message.role === 'tool')
     return message.content
       .map((part) =>
@@ -247,9 +251,17 @@ function computeProse(message: IdentifiedMessage): string {
       .filter((text) => text !== '' && !stubLine.test(text.trim()))
       .join('\n');
   return message.content
-    .map((part) => (part.type === 'text' || part.type === 'reasoning' ? part.text : ''))
+    .map((part) => (part.type === 'text' || part.type === 'reasoning' ? withoutPrecisNote(part.text) : ''))
     .filter((text) => text !== '' && !stubLine.test(text.trim()))
     .join('\n');
+}
+
+/** A note a strategy ended a compressed text with (`[precis: sentences … elided …; full text: h-…]`). */
+const precisNote = /\n*\[precis: [^\n]*\bh-[0-9a-f]+\]\s*$/;
+
+/** `text` without such a note: it says what precis did, not what the agent did. */
+function withoutPrecisNote(text: string): string {
+  return text.endsWith(']') ? text.replace(precisNote, '') : text;
 }
 
 function isSummaryOrStub(message: IdentifiedMessage): boolean {
@@ -333,7 +345,8 @@ export function buildAnchoredSummary(
   const last = [...assistants].reverse().find((message) => proseOf(message).trim() !== '');
   if (last !== undefined) {
     const sentences = sentencesOf(last);
-    const lastSentence = sentences.at(-1);
+    // The last sentence that says what was done, not one that offers the user more help.
+    const lastSentence = sentences.findLast((sentence) => !offerToUser.test(sentence)) ?? sentences.at(-1);
     if (lastSentence !== undefined) pushUnique(summary.currentState, `Last step: ${lastSentence}`);
   }
 

@@ -56,9 +56,9 @@ function compactDigests(text: string, file: string, share: number): { result: st
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: 'db28393b97d67e1f68c59857dcd5d53e', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: '4e66a80f1886524e9a46eefb7a86472a', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: '05ece2e3f50a8829eab67d70ced8882c', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '4b97ac86c246be2bc22e2b970b85aed2', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.1': { result: '3d7af9d972ee9db61bbdad33c5d5f0d7', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '02e4ecd571a2497bff2bcd41e2671726', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '2e9576a956225e13de162b1240e19eea', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: 'e67f28a3da0fb53838f8fdd9aa013787', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
@@ -72,7 +72,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '9771ece9d4bf7ad4c87df318a052c28c',
+    result: '780579f73d829f1bcdf53e5a11320968',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -80,7 +80,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'cc71036b42bc53bbf5ca7a1e22e9129e',
+    result: 'a1ddf5f26e2e13f7232bd4d5268b55c4',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
