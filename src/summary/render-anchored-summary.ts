@@ -113,6 +113,50 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   ];
 }
 
+/** Every line of a section but those shown elsewhere: the section uncapped. */
+function allLines(section: FittedSection, shownElsewhere: ReadonlySet<number> | undefined): FittedLines {
+  const keptIndexes = section.lines.map((_, index) => index).filter((index) => !shownElsewhere?.has(index));
+  return {
+    kept: keptIndexes.map((index) => section.lines[index]!),
+    keptIndexes,
+    keptTokens: keptIndexes.map((index) => section.lineTokens[index]!),
+    left: 0,
+  };
+}
+
+/** What a line says, without its bullet and the code span around it (and a command's `→ status`). */
+function lineCore(line: string): string {
+  const bare = line.startsWith('- ') ? line.slice(2) : line;
+  const span = /^`([^`]+)`(?: → [^`]*)?$/.exec(bare);
+  return (span?.[1] ?? bare).trim();
+}
+
+/**
+ * Per section, line index → core for the lines whose core another section's line has too (undefined for a
+ * section with none): the only lines that can have been shown already.
+ */
+function sharedCores(
+  sections: ReadonlyArray<{ lines: readonly string[] }>,
+): Array<Map<number, string> | undefined> {
+  const cores = sections.map((section) => section.lines.map(lineCore));
+  const sectionsOfCore = new Map<string, number>();
+  const repeated = new Set<string>();
+  cores.forEach((lineCores, sectionIndex) => {
+    for (const core of lineCores) {
+      const first = sectionsOfCore.get(core);
+      if (first === undefined) sectionsOfCore.set(core, sectionIndex);
+      else if (first !== sectionIndex) repeated.add(core);
+    }
+  });
+  return cores.map((lineCores) => {
+    const shared = new Map<number, string>();
+    lineCores.forEach((core, lineIndex) => {
+      if (repeated.has(core)) shared.set(lineIndex, core);
+    });
+    return shared.size === 0 ? undefined : shared;
+  });
+}
+
 interface FitCandidate {
   line: string;
   index: number;
@@ -124,6 +168,8 @@ interface FitCandidate {
 /** The lines of a section kept under a cap, with their counts, and how many were left out. */
 interface FittedLines {
   kept: string[];
+  /** Their indexes among the section's lines. */
+  keptIndexes: number[];
   keptTokens: number[];
   left: number;
 }
@@ -138,9 +184,9 @@ function lineFitter(
   lines: readonly string[],
   lineTokens: readonly number[],
   policy: LinePolicy,
-): (maxTokens: number) => FittedLines {
+): (maxTokens: number, shownElsewhere?: ReadonlySet<number>) => FittedLines {
   let order: FitCandidate[] | undefined;
-  const fitted = new Map<number, FittedLines>();
+  const fitted = new Map<string, FittedLines>();
   const salient = policy === 'salient';
   const rank = (): FitCandidate[] => {
     // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
@@ -154,8 +200,10 @@ function lineFitter(
     if (policy === 'latest') ranked.reverse();
     return ranked;
   };
-  return (maxTokens) => {
-    const known = fitted.get(maxTokens);
+  return (maxTokens, shownElsewhere) => {
+    const key =
+      shownElsewhere === undefined ? `${maxTokens}` : `${maxTokens}|${[...shownElsewhere].join(',')}`;
+    const known = fitted.get(key);
     if (known !== undefined) return known;
     const chosen: FitCandidate[] = [];
     // Every line takes at least its newline: under a cap below one token nothing fits, whatever the ranking.
@@ -167,6 +215,7 @@ function lineFitter(
       for (const candidate of order) {
         // Nothing more fits (every line takes a token at least).
         if (maxTokens - used < 1) break;
+        if (shownElsewhere?.has(candidate.index)) continue;
         if (salient) {
           // Bare syntax and imports never fill the room left over: the archive has them. The ranking is by
           // score, so every later line is below the floor too.
@@ -184,10 +233,11 @@ function lineFitter(
     }
     const result = {
       kept: chosen.map((candidate) => candidate.line),
+      keptIndexes: chosen.map((candidate) => candidate.index),
       keptTokens: chosen.map((candidate) => lineTokens[candidate.index]!),
-      left: lines.length - chosen.length,
+      left: lines.length - chosen.length - (shownElsewhere?.size ?? 0),
     };
-    fitted.set(maxTokens, result);
+    fitted.set(key, result);
     return result;
   };
 }
@@ -299,6 +349,8 @@ interface BuiltText {
   blocks: string[][];
   /** The counts of those lines, where known. */
   blockTokens: Array<Array<number | undefined>>;
+  /** Per section, the lines left out because an earlier section showed them. */
+  shownElsewhere: Array<ReadonlySet<number> | undefined>;
   tokens?: number;
 }
 
@@ -317,7 +369,7 @@ interface FittedSection {
   keep: LinePolicy;
   lines: readonly string[];
   lineTokens: readonly number[];
-  fitter: (maxTokens: number) => FittedLines;
+  fitter: (maxTokens: number, shownElsewhere?: ReadonlySet<number>) => FittedLines;
   /** The section's tokens uncapped: its lines' counts plus their newlines. */
   natural: number;
 }
@@ -372,6 +424,7 @@ export function createAnchoredSummaryRenderer(
       natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
     };
   });
+  const shared = sharedCores(fitted);
   const headerText = header(summary);
   const headerTokens = counter.count(headerText);
   // The default counter is exact o200k: a text is counted from its lines' counts, which fitting has mostly.
@@ -395,12 +448,25 @@ export function createAnchoredSummaryRenderer(
       const blockTokens: Array<Array<number | undefined>> = [[headerTokens]];
       // A section none of whose lines fit is named on one closing line, not given a heading of its own.
       const unshown: string[] = [];
+      // A line an earlier section shows (a command also among the scripts and excerpts) is shown once.
+      const shownCores = new Set<string>();
+      const shownElsewhereBySection: Array<ReadonlySet<number> | undefined> = [];
       fitted.forEach((section, index) => {
         const limit = caps?.[index];
-        const { kept, keptTokens, left } =
-          limit === undefined
-            ? { kept: section.lines, keptTokens: section.lineTokens, left: 0 }
-            : section.fitter(limit);
+        const cores = shared[index];
+        const shownIndexes =
+          cores === undefined
+            ? []
+            : [...cores].filter(([, core]) => shownCores.has(core)).map(([lineIndex]) => lineIndex);
+        const shownElsewhere = shownIndexes.length === 0 ? undefined : new Set(shownIndexes);
+        shownElsewhereBySection.push(shownElsewhere);
+        const { kept, keptIndexes, keptTokens, left } =
+          limit === undefined ? allLines(section, shownElsewhere) : section.fitter(limit, shownElsewhere);
+        if (cores !== undefined)
+          for (const lineIndex of keptIndexes) {
+            const core = cores.get(lineIndex);
+            if (core !== undefined) shownCores.add(core);
+          }
         if (kept.length === 0 && left > 0) {
           unshown.push(`${section.title.toLowerCase()} (${left})`);
           return;
@@ -417,7 +483,7 @@ export function createAnchoredSummaryRenderer(
         blocks.push([closing]);
         blockTokens.push([undefined]);
       }
-      entry = { text: pieces.join('\n\n'), blocks, blockTokens };
+      entry = { text: pieces.join('\n\n'), blocks, blockTokens, shownElsewhere: shownElsewhereBySection };
       built.set(key, entry);
     }
     return entry;
@@ -460,29 +526,52 @@ export function createAnchoredSummaryRenderer(
   };
   /**
    * Lines go whole, so a section's share is rarely used up; what the text leaves of `maxTokens` is offered to
-   * the sections that want more, heaviest first, each taking the lines that fit it. Kept only if it fits.
+   * the sections that want more, heaviest first, each taking the lines that fit. Line counts stand in for the
+   * text's: when the fuller text overshoots, less is offered again.
    */
   const withLeftover = (caps: readonly number[], text: BuiltText, maxTokens: number): BuiltText => {
-    let leftover = maxTokens - tokensOf(text);
-    const raised = [...caps];
-    const order = sections
+    const hungry = sections
       .map((section, index) => ({ index, weight: section.weight }))
       .filter(({ index }) => natural[index]! > caps[index]!)
       .sort((a, b) => b.weight - a.weight || a.index - b.index);
-    for (const { index } of order) {
-      if (leftover < 2) break;
-      const before = fitted[index]!.fitter(caps[index]!);
-      const after = fitted[index]!.fitter(caps[index]! + leftover);
-      const used = (fitted: FittedLines) => fitted.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
-      // A section shown for the first time takes its heading too (as in the shares above).
-      const added = used(after) - used(before) + (before.kept.length === 0 && after.kept.length > 0 ? 6 : 0);
-      if (added <= 0 || added > leftover) continue;
-      raised[index] = caps[index]! + leftover;
-      leftover -= added;
+    const used = (lines: FittedLines) => lines.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
+    // A section shown for the first time takes its heading, and its `… (+N more)` note when lines are left.
+    const heading = 6;
+    const note = 10;
+    /** The caps raised to use `room` more tokens (by the line counts: the text's count may differ a little). */
+    const raise = (room: number): number[] => {
+      let leftover = room;
+      const raised = [...caps];
+      for (const { index } of hungry) {
+        const shownElsewhere = text.shownElsewhere[index];
+        const before = fitted[index]!.fitter(caps[index]!, shownElsewhere);
+        const firstShown = before.kept.length === 0;
+        // Its unused share is in the leftover already: it grows from what it uses.
+        let limit = used(before) + leftover - (firstShown ? heading : 0);
+        let after = fitted[index]!.fitter(limit, shownElsewhere);
+        if (firstShown && after.left > 0) {
+          limit -= note;
+          after = fitted[index]!.fitter(limit, shownElsewhere);
+        }
+        if (limit <= caps[index]!) continue;
+        const extra = firstShown ? heading + (after.left > 0 ? note : 0) : 0;
+        const added = used(after) - used(before) + extra;
+        if (after.kept.length === before.kept.length || added > leftover) continue;
+        raised[index] = limit;
+        leftover -= added;
+      }
+      return raised;
+    };
+    let room = maxTokens - tokensOf(text);
+    for (let attempt = 0; attempt < 3 && room >= 2; attempt++) {
+      const raised = raise(room);
+      if (raised.every((limit, index) => limit === caps[index])) return text;
+      const fuller = build(raised);
+      const over = tokensOf(fuller) - maxTokens;
+      if (over <= 0) return fuller;
+      room -= over + 2;
     }
-    if (raised.every((limit, index) => limit === caps[index])) return text;
-    const fuller = build(raised);
-    return tokensOf(fuller) <= maxTokens ? fuller : text;
+    return text;
   };
   const rendered = new Map<number | undefined, string>();
   const renderer: AnchoredSummaryRenderer = {

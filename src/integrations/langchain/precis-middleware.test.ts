@@ -103,7 +103,8 @@ describe('precisMiddleware for createAgent', () => {
     expect(lastCall.tool_calls?.[0]?.id).toBe('call-199');
     expect(lastRequest.at(-1)).toMatchObject({ type: 'tool', tool_call_id: 'call-199' });
     // The agent's state itself was compacted (committed), the task kept.
-    expect(result.messages.length).toBeLessThan(100);
+    // Uncompacted it would hold two messages per call (403); compactions land at the target, leaving stubs.
+    expect(result.messages.length).toBeLessThan(model.calls.length);
     expect(result.messages.some((message) => message.text === task)).toBe(true);
     // Each of the 401 messages of the loop is converted and hashed about once; the messages of each committed
     // compaction are new objects, converted once too.

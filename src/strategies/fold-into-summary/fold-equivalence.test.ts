@@ -55,24 +55,24 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'db28393b97d67e1f68c59857dcd5d53e', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: '3d7af9d972ee9db61bbdad33c5d5f0d7', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: '02e4ecd571a2497bff2bcd41e2671726', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '2e9576a956225e13de162b1240e19eea', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: 'e67f28a3da0fb53838f8fdd9aa013787', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: 'c0d14c03327812a8e29ed9eff9c5f35a', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
+  '0.1': { result: 'f3827f4ebb881f35a4e6778a2ca71ecd', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '507de7e0396bc4fd0dbebb2c8dff5598', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: 'ba69018d58453b1a04e2e1860c841954', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '1cf844f03c9323414eb8c4d63d7d655d', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '9e066e97adc0840d4ea746d15969f776',
+    result: '6e9a9bb575340af0a03a4063cb518cae',
     archive: '4df9312e3182da2dd8811d1cc97e8843',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '4a361c933e0539aef1d76163ab806612',
+    result: '110ca1a42367410f941d5524bff12673',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '780579f73d829f1bcdf53e5a11320968',
+    result: 'ddc73a46f624bf83de9ac377fce63d0e',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -80,7 +80,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'a1ddf5f26e2e13f7232bd4d5268b55c4',
+    result: '868b44729018f41c868f96964bcf0d00',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
