@@ -163,25 +163,20 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands.join('\n')).toContain(command);
   });
 
-  it('takes the last step from what was done, not from a closing offer or a note precis left', () => {
-    const closing = buildAnchoredSummary(
+  it.each([
+    ['a closing offer', 'Would you like me to add a test as well?'],
+    [
+      'the note extractive prose leaves',
+      '[…]\n\n[precis: sentences marked […] were elided from this 900-token text; full text: h-0123456789abcdef0123]',
+    ],
+  ])('takes the last step from what was done, not from %s', (_what, ending) => {
+    const summary = buildAnchoredSummary(
       assignIds([
         userMessage('Fix the retry cap.'),
-        assistantMessage(
-          'I capped the delay in src/retry.ts at 30 s. Would you like me to add a test as well?',
-        ),
+        assistantMessage(`I capped the delay in src/retry.ts at 30 s. ${ending}`),
       ]),
     );
-    expect(closing.currentState).toEqual(['Last step: I capped the delay in src/retry.ts at 30 s.']);
-    const noted = buildAnchoredSummary(
-      assignIds([
-        userMessage('Fix the retry cap.'),
-        assistantMessage(
-          'I capped the delay in src/retry.ts at 30 s. […]\n\n[precis: sentences marked […] were elided from this 900-token text; full text: h-0123456789abcdef0123]',
-        ),
-      ]),
-    );
-    expect(noted.currentState).toEqual(['Last step: I capped the delay in src/retry.ts at 30 s.']);
+    expect(summary.currentState).toEqual(['Last step: I capped the delay in src/retry.ts at 30 s.']);
   });
 
   it('takes the intent from the task option when the first task was not dropped', () => {
