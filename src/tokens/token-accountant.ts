@@ -1,5 +1,5 @@
-import * as crypto from 'node:crypto';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
+import { sha256 } from '../internal/hash.js';
 import { describeValue } from '../internal/json-shapes.js';
 import { stableStringify } from '../internal/stable-json.js';
 import { toolOutputText } from '../messages/content.js';
@@ -181,17 +181,12 @@ function isBinary(value: unknown): boolean {
   return value instanceof Uint8Array || value instanceof ArrayBuffer;
 }
 
-const sha256: (text: string) => string =
-  typeof crypto.hash === 'function'
-    ? (text) => crypto.hash('sha256', text, 'base64')
-    : (text) => crypto.createHash('sha256').update(text).digest('base64');
-
 /**
  * A cache key for a serialisation. Short ones are their own key (V8 hashes short strings cheaply, and a native
  * call costs more than the hash); they contain `\u0000` or `[`, which a base64 digest never does.
  */
 function hashDigest(serialised: string): string {
-  return serialised.length <= 128 ? serialised : sha256(serialised);
+  return serialised.length <= 128 ? serialised : sha256(serialised, 'base64');
 }
 
 function lengthPrefixed(text: string): string {
