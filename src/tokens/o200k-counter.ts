@@ -39,12 +39,13 @@ const plainTextOptions = { disallowedSpecial: new Set<string>() };
  * its text's count from its lines' counts): counting such a text again, as the token accountant does when the
  * text becomes a message, finds it here. Few and recent: a fold renders a handful of texts it keeps.
  */
+/** The default long-run guard; the known counts hold for it (and any larger one). */
+const defaultLongRunGuardChars = 1000;
+
 const knownCounts = new Map<string, number>();
 const maxKnownCounts = 32;
 /** Shorter texts count faster than a lookup of a long key pays for. */
 const minKnownCountLength = 256;
-/** The long-run guard the known counts hold for: pieces of over this many characters never occur in them. */
-const knownCountGuardChars = 1000;
 
 /**
  * Records `tokens` as the exact `o200k_base` count of `text` (with the default long-run guard) for every
@@ -59,7 +60,7 @@ export function rememberO200kCount(text: string, tokens: number): void {
 
 /** Exact token counts in OpenAI's `o200k_base` vocabulary (GPT-4o, GPT-4.1, o-series, GPT-5). */
 export function createO200kCounter(options: O200kCounterOptions = {}): TokenCounter {
-  const { longRunGuardChars = 1000 } = options;
+  const { longRunGuardChars = defaultLongRunGuardChars } = options;
   if (
     !(
       longRunGuardChars === Number.POSITIVE_INFINITY ||
@@ -72,7 +73,7 @@ export function createO200kCounter(options: O200kCounterOptions = {}): TokenCoun
     );
   }
   // A guard below the known counts' would cut pieces they were counted whole in.
-  const consultKnown = longRunGuardChars >= knownCountGuardChars;
+  const consultKnown = longRunGuardChars >= defaultLongRunGuardChars;
   return {
     encodingName: 'o200k_base',
     count(text: string): number {
