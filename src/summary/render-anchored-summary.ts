@@ -22,6 +22,9 @@ function chunks<T>(items: readonly T[], size: number): T[][] {
   return groups;
 }
 
+/** What a section's `## Title` line and the blank line before it are reckoned at, before they are counted. */
+const sectionHeadingTokens = 6;
+
 /** Below this (a lone `}`, an import line), a line is not worth a summary's room. */
 const minSalience = 0.15;
 
@@ -307,12 +310,12 @@ export function anchoredSummaryTokensUpTo(
   const { maxIntentChars = Number.POSITIVE_INFINITY } = options;
   defaultCounter ??= createO200kCounter();
   const counter = memoisedCounter(options.counter ?? defaultCounter);
-  // The terms of the renderer's estimate: the header, then per section 6 and each line's count and newline.
+  // The terms of the renderer's estimate: the header, then per section its heading and each line's count and newline.
   let total = counter.count(header(summary));
   for (const section of sectionsOf(summary, maxIntentChars)) {
     if (total >= limit) return limit;
     if (section.lines.length === 0) continue;
-    total += 6;
+    total += sectionHeadingTokens;
     for (const line of section.lines) {
       total += counter.count(line) + 1;
       if (total >= limit) return limit;
@@ -332,8 +335,10 @@ function header(summary: AnchoredSummary): string {
 /**
  * Markdown under a `[precis summary of N earlier messages — archived: h-…]` header, one `##` section per
  * non-empty section. With `maxTokens`, each section gets its share (unused shares go to the sections that
- * need more) and lines that do not fit are left out with a `… (+N more in the archive)` note; the whole text
- * is shrunk further until it fits (only the header when even that is too much). Deterministic.
+ * need more, and so does what whole lines leave), lines that do not fit are left out with a
+ * `… (+N more in the archive)` note, sections with no line shown are named on one closing line, and a line an
+ * earlier section shows is not repeated; the whole text is shrunk further until it fits (only the header when
+ * even that is too much). Deterministic.
  */
 export function renderAnchoredSummary(
   summary: AnchoredSummary,
@@ -495,7 +500,7 @@ export function createAnchoredSummaryRenderer(
   const natural = fitted.map((section) => section.natural);
   // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
   // that could be returned is counted exactly.
-  const estimate = headerTokens + natural.reduce((sum, tokens) => sum + tokens + 6, 0);
+  const estimate = headerTokens + natural.reduce((sum, tokens) => sum + tokens + sectionHeadingTokens, 0);
   const render = (maxTokens: number | undefined): string => {
     if (maxTokens === undefined) return build(undefined).text;
     if (estimate <= maxTokens) {
@@ -506,7 +511,10 @@ export function createAnchoredSummaryRenderer(
 
     let scale = 1;
     for (let attempt = 0; attempt < 8; attempt++) {
-      const available = Math.max(0, Math.floor((maxTokens - headerTokens - sections.length * 6) * scale));
+      const available = Math.max(
+        0,
+        Math.floor((maxTokens - headerTokens - sections.length * sectionHeadingTokens) * scale),
+      );
       const totalWeight = sections.reduce((sum, section) => sum + section.weight, 0);
       const caps = sections.map((section) => Math.floor((available * section.weight) / totalWeight));
       const spare = caps.reduce((sum, limit, index) => sum + Math.max(0, limit - natural[index]!), 0);
@@ -536,7 +544,6 @@ export function createAnchoredSummaryRenderer(
       .sort((a, b) => b.weight - a.weight || a.index - b.index);
     const used = (lines: FittedLines) => lines.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
     // A section shown for the first time takes its heading, and its `… (+N more)` note when lines are left.
-    const heading = 6;
     const note = 10;
     /** The caps raised to use `room` more tokens (by the line counts: the text's count may differ a little). */
     const raise = (room: number): number[] => {
@@ -547,14 +554,14 @@ export function createAnchoredSummaryRenderer(
         const before = fitted[index]!.fitter(caps[index]!, shownElsewhere);
         const firstShown = before.kept.length === 0;
         // Its unused share is in the leftover already: it grows from what it uses.
-        let limit = used(before) + leftover - (firstShown ? heading : 0);
+        let limit = used(before) + leftover - (firstShown ? sectionHeadingTokens : 0);
         let after = fitted[index]!.fitter(limit, shownElsewhere);
         if (firstShown && after.left > 0) {
           limit -= note;
           after = fitted[index]!.fitter(limit, shownElsewhere);
         }
         if (limit <= caps[index]!) continue;
-        const extra = firstShown ? heading + (after.left > 0 ? note : 0) : 0;
+        const extra = firstShown ? sectionHeadingTokens + (after.left > 0 ? note : 0) : 0;
         const added = used(after) - used(before) + extra;
         if (after.kept.length === before.kept.length || added > leftover) continue;
         raised[index] = limit;
