@@ -303,8 +303,9 @@ export function emptyAnchoredSummary(): AnchoredSummary {
 /**
  * Builds the record of `droppedMessages`: deterministic, every item verbatim from the messages (sentences,
  * ledger paths, commands and errors). The first user message among them is the intent unless `task` is given;
- * later user messages (and system messages, which a span holds only past the system prompt) give constraints; assistant prose gives decisions, failed approaches and next steps;
- * TodoWrite-style tool calls and `- [ ]` checklists give tasks; the ledger gives files, commands and errors.
+ * later user messages (and system messages, which a span holds only past the system prompt) give constraints;
+ * assistant prose gives decisions, failed approaches and next steps; TodoWrite-style tool calls and `- [ ]`
+ * checklists give tasks; the ledger gives files, commands and errors.
  */
 export function buildAnchoredSummary(
   droppedMessages: readonly IdentifiedMessage[],
@@ -315,14 +316,14 @@ export function buildAnchoredSummary(
   summary.messageCount = droppedMessages.length;
   for (const handle of handles) pushUnique(summary.handles, handle);
   const originals = droppedMessages.filter((message) => !isSummaryOrStub(message));
-  const users = originals.filter((message) => message.role === 'user' && proseOf(message).trim() !== '');
-  const intent = task ?? (users[0] === undefined ? undefined : proseOf(users[0]));
-  if (intent !== undefined && intent.trim() !== '') summary.intent = capChars(intent, maxIntentChars);
-
   // A system message in a folded span (a harness's mid-run note) instructs like a user message does.
   const instructions = originals.filter(
     (message) => (message.role === 'user' || message.role === 'system') && proseOf(message).trim() !== '',
   );
+  const firstUser = instructions.find((message) => message.role === 'user');
+  const intent = task ?? (firstUser === undefined ? undefined : proseOf(firstUser));
+  if (intent !== undefined && intent.trim() !== '') summary.intent = capChars(intent, maxIntentChars);
+
   for (const message of instructions) {
     const text = proseOf(message);
     if (intent !== undefined && text.trim() === intent.trim()) continue;
