@@ -4,6 +4,13 @@ import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder } from '../testing/message-builders.js';
 import { commandResultLines } from './command-results.js';
 
+/** A user request, then one shell command per run (`[command, output]`), each in its own step. */
+function shellSession(request: string, runs: ReadonlyArray<readonly [string, string]>) {
+  const builder = createConversationBuilder().user(request);
+  for (const [command, output] of runs) builder.tools([{ name: 'Bash', input: { command }, output }]);
+  return assignIds(builder.build());
+}
+
 describe('commandResultLines', () => {
   it('keeps what scripts and tests printed as results, not what reads and searches returned', () => {
     const messages = assignIds(
@@ -48,27 +55,16 @@ describe('commandResultLines', () => {
   });
 
   it('keeps the lines that count what a command did (a commit, a test run) besides its last line', () => {
-    const messages = assignIds(
-      createConversationBuilder()
-        .user('Commit the fix.')
-        .tools([
-          {
-            name: 'Bash',
-            input: { command: 'git add -A && git commit -m "Fix notes content"' },
-            output:
-              '[fix/notes 1a2b3c4] Fix notes content\n 13 files changed, 27757 insertions(+)\n create mode 100644 logs/chat.json',
-          },
-        ])
-        .tools([
-          {
-            name: 'Bash',
-            input: { command: 'npx vitest run' },
-            output:
-              ' ✓ src/notes.test.ts (14 tests) 12ms\n\n Test Files  1 passed (1)\n      Tests  14 passed (14)\n All tests finished',
-          },
-        ])
-        .build(),
-    );
+    const messages = shellSession('Commit the fix.', [
+      [
+        'git add -A && git commit -m "Fix notes content"',
+        '[fix/notes 1a2b3c4] Fix notes content\n 13 files changed, 27757 insertions(+)\n create mode 100644 logs/chat.json',
+      ],
+      [
+        'npx vitest run',
+        ' ✓ src/notes.test.ts (14 tests) 12ms\n\n Test Files  1 passed (1)\n      Tests  14 passed (14)\n All tests finished',
+      ],
+    ]);
     expect(commandResultLines(messages)).toEqual([
       '13 files changed, 27757 insertions(+)',
       'create mode 100644 logs/chat.json',
@@ -80,22 +76,11 @@ describe('commandResultLines', () => {
   });
 
   it('keeps where git stands (branch, status) though those commands only read', () => {
-    const messages = assignIds(
-      createConversationBuilder()
-        .user('Where are we?')
-        .tools([
-          {
-            name: 'Bash',
-            input: { command: 'git branch --show-current' },
-            output: 'feature/issue-377-phase2-performance',
-          },
-        ])
-        .tools([
-          { name: 'Bash', input: { command: 'git log --oneline -3' }, output: 'a1b2c3d Fix notes content' },
-        ])
-        .tools([{ name: 'Bash', input: { command: 'cat package.json' }, output: '{ "name": "attio" }' }])
-        .build(),
-    );
+    const messages = shellSession('Where are we?', [
+      ['git branch --show-current', 'feature/issue-377-phase2-performance'],
+      ['git log --oneline -3', 'a1b2c3d Fix notes content'],
+      ['cat package.json', '{ "name": "attio" }'],
+    ]);
     expect(commandResultLines(messages)).toEqual(['feature/issue-377-phase2-performance']);
   });
 
@@ -144,10 +129,10 @@ describe('commandResultLines', () => {
         fc.integer({ min: 0, max: 3 }),
         (pieces, maxKeyValueLines) => {
           const outputs = pieces.map((parts) => parts.join(''));
-          let builder = createConversationBuilder().user('Run it.');
-          for (const output of outputs)
-            builder = builder.tools([{ name: 'bash', input: { command: 'python run.py' }, output }]);
-          const messages = assignIds(builder.build());
+          const messages = shellSession(
+            'Run it.',
+            outputs.map((output) => ['python run.py', output]),
+          );
           expect(commandResultLines(messages, { maxKeyValueLines })).toEqual(
             reference(outputs, maxKeyValueLines),
           );
