@@ -215,6 +215,49 @@ describe('compact', () => {
     expect(anthropic.messages.slice(0, 5).map((message) => message.role)).toEqual(Array(5).fill('system'));
   });
 
+  it('preserves the task after an in-context demonstration, and keeps the demonstration out of the summary', () => {
+    // SWE-agent's shape: a demonstration (is_demo) the model only read, then the real task.
+    const task = 'Fix the flaky retry test in src/retry.ts; keep the public API unchanged.';
+    const demonstration =
+      'Here is a demonstration of how to correctly accomplish this task.\n' +
+      `${'DISCUSSION\nLet me open the file.\n```\nopen demo/app.py\n```\n'.repeat(20)}` +
+      "ModuleNotFoundError: No module named 'flask'\n";
+    const [system, ...session] = agentSession();
+    const input: Message[] = [
+      system!,
+      { role: 'user', content: demonstration, metadata: { demo: true } },
+      { role: 'assistant', content: 'DISCUSSION\nA demo reply.\n```\nsubmit\n```', metadata: { demo: true } },
+      ...session,
+    ];
+    expect(session[0]).toMatchObject({ role: 'user', content: task });
+    const ids = assignIds(input);
+    const preserved = preservedMessageIds(ids, { keepRecentTurns: 2, preserveFirstUserMessage: true });
+    expect(preserved.has(ids[1]!.id)).toBe(false);
+    expect(preserved.has(ids[3]!.id)).toBe(true);
+
+    const budgetTokens = Math.floor(countOf(input) * 0.1);
+    const { result, archive } = run(input, { budgetTokens, provider: 'openai' });
+    expect(result.report.withinBudget).toBe(true);
+    expectPreservedIdentical(input, result);
+    expectHandlesExpand(input, result, archive);
+    // The demonstration was compressed like any old message; the summary holds nothing of it.
+    const demo = result.messages.find((message) => message.id === ids[1]!.id);
+    expect(JSON.stringify(demo)).not.toBe(JSON.stringify(ids[1]));
+    const summary = result.messages.find((message) => message.metadata?.origin === 'summary');
+    expect(summary?.content).toContain(`## Session intent\n${task}`);
+    expect(summary?.content).not.toContain('demo/app.py');
+    expect(summary?.content).not.toContain('flask');
+
+    // Anthropic merges the demonstration with the task that follows it: the merged message is the task.
+    const merged: Message[] = [system!, input[1]!, ...session];
+    const anthropic = run(merged, { budgetTokens, provider: 'anthropic' }).result;
+    expect(anthropic.report.repairs.map((repair) => repair.type)).toContain('merge-messages');
+    const first = anthropic.messages.find((message) => message.role === 'user')!;
+    expect(first.metadata?.demo).toBeUndefined();
+    expect(JSON.stringify(first.content)).toContain(JSON.stringify(task));
+    expect(JSON.stringify(first.content)).toContain('open demo/app.py');
+  });
+
   it('is deterministic and idempotent', () => {
     const input = agentSession();
     for (const budgetTokens of [Math.floor(countOf(input) * 0.1), 50]) {

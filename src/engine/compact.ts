@@ -2,7 +2,7 @@ import type { ArchiveStore } from '../archive/archive-store.js';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
-import { systemPromptLength } from '../messages/content.js';
+import { isDemonstration, systemPromptLength } from '../messages/content.js';
 import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
@@ -474,7 +474,8 @@ function checkOptions(
 /**
  * Ids of the messages no strategy may touch: the system prompt (the system messages that open the
  * conversation; a later system message, such as an importer's session banner, is content), the first user
- * message (the task; markers and repair placeholders do not count, so a second pass picks the same one),
+ * message (the task; markers, repair placeholders and in-context demonstrations do not count, so a second pass
+ * picks the same one),
  * pinned messages and the last `keepRecentTurns` turns, the boundary moved back so a tool call stays with its
  * results.
  */
@@ -502,5 +503,5 @@ export function preservedMessageIds(
 
 function isOriginalUserMessage(message: IdentifiedMessage): boolean {
   if (message.metadata?.origin === 'stub' || message.metadata?.origin === 'summary') return false;
-  return message.content !== repairPlaceholders.conversationStart;
+  return !isDemonstration(message) && message.content !== repairPlaceholders.conversationStart;
 }

@@ -1,5 +1,5 @@
 import { InvalidMessageError } from '../errors/index.js';
-import { isErrorOutput, toolOutputText } from '../messages/content.js';
+import { isDemonstration, isErrorOutput, toolOutputText } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
 import { roles } from '../messages/types.js';
 import type {
@@ -313,6 +313,8 @@ export function createLedger(): Ledger {
       if (seenIds.has(message.id)) return;
       seenIds.add(message.id);
       messageCount++;
+      // A worked example's files, commands and errors were never this session's.
+      if (isDemonstration(message)) return;
       const id = message.id;
       if (typeof message.content === 'string') {
         if (message.role === 'user') addUserText(message.content, id);

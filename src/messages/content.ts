@@ -86,6 +86,14 @@ export function isEmptyMessage(message: Message): boolean {
 }
 
 /**
+ * Whether a message is an in-context demonstration (`metadata.demo`): the model read it as an example of how
+ * to work, so it is neither the task nor a record of what this session did.
+ */
+export function isDemonstration(message: Message): boolean {
+  return message.metadata?.demo === true;
+}
+
+/**
  * How many system messages open the conversation: the system prompt. A system message further on (an
  * importer's session banner, a framework's mid-run note) is conversation content like any other.
  */

@@ -1,5 +1,6 @@
 export {
   contentParts,
+  isDemonstration,
   isEmptyMessage,
   isErrorOutput,
   messageText,

@@ -98,6 +98,11 @@ export interface MessageMetadata {
   origin?: string;
   /** Archive handle of the original when this message is a stub or summary. */
   handle?: string;
+  /**
+   * An in-context demonstration: a worked example a framework put before the task (SWE-agent's `is_demo`
+   * turns, OpenHands' in-context example). Not the user's task and not this session's work.
+   */
+  demo?: boolean;
   /** Free-form data of importers and integrations (timestamps, source record ids). */
   [key: string]: JSONValue | undefined;
 }

@@ -142,6 +142,29 @@ describe('buildAnchoredSummary', () => {
     expect(summary.constraints).toEqual(['Do not push to main until the tests pass.']);
   });
 
+  it('takes nothing from an in-context demonstration: not the intent, its rules, decisions, files or errors', () => {
+    const demoRead = toolCall('Read', { file_path: 'demo/app.py' }, 'demo-1');
+    const read = toolCall('Read', { file_path: 'src/parser.ts' }, 'call-1');
+    const demo = { metadata: { demo: true } };
+    const messages = [
+      userMessage(
+        "Here is a demonstration. Always run the tests before you submit.\nModuleNotFoundError: No module named 'flask'",
+        demo,
+      ),
+      assistantMessage([{ type: 'text', text: 'I decided to open demo/app.py first.' }, demoRead], demo),
+      toolMessage(toolResult(demoRead, 'print("hello")')),
+      userMessage('Fix the parser. Do not change its public API.'),
+      assistantMessage([{ type: 'text', text: 'I decided to read the parser first.' }, read]),
+      toolMessage(toolResult(read, 'export function parse() {}')),
+    ];
+    const summary = buildAnchoredSummary(assignIds(messages));
+    expect(summary.intent).toBe('Fix the parser. Do not change its public API.');
+    expect(summary.constraints).toEqual([]);
+    expect(summary.decisions).toEqual(['I decided to read the parser first.']);
+    expect(summary.files.map((file) => file.path)).toEqual(['src/parser.ts']);
+    expect(summary.errors).toEqual([]);
+  });
+
   it('names the command an error came from by its start: the Commands section has it in full', () => {
     const command = `rm ${Array.from({ length: 12 }, (_, index) => `scratch_${index}.py`).join(' ')}`;
     const call = toolCall('Bash', { command }, 'call-rm');

@@ -1,5 +1,5 @@
 import { buildLedger, codeSpan, type LedgerSnapshot } from '../ledger/index.js';
-import { messageText, toolCallsOf } from '../messages/content.js';
+import { isDemonstration, messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
 import { countFacts } from './fact-count.js';
@@ -315,7 +315,10 @@ export function buildAnchoredSummary(
   const summary = emptyAnchoredSummary();
   summary.messageCount = droppedMessages.length;
   for (const handle of handles) pushUnique(summary.handles, handle);
-  const originals = droppedMessages.filter((message) => !isSummaryOrStub(message));
+  // A demonstration shows how to work, not what this session did: nothing in it is the session's.
+  const originals = droppedMessages.filter(
+    (message) => !isSummaryOrStub(message) && !isDemonstration(message),
+  );
   // A system message in a folded span (a harness's mid-run note) instructs like a user message does.
   const instructions = originals.filter(
     (message) => (message.role === 'user' || message.role === 'system') && proseOf(message).trim() !== '',

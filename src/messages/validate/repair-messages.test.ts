@@ -311,6 +311,20 @@ describe('repairMessages', () => {
     expect(repairMessages(conversation, { provider: 'openai' }).repairs).toEqual([]);
   });
 
+  it('merges a demonstration with the task after it into the task, and demonstrations alone into one', () => {
+    const demo = (content: string): Message => ({ role: 'user', content, metadata: { demo: true } });
+    const task: Message = { role: 'user', content: 'Fix the parser.', metadata: { origin: 'swe-agent' } };
+    const [withTask] = repairMessages([demo('Here is a demonstration.'), task], {
+      provider: 'anthropic',
+    }).messages;
+    expect(withTask).toMatchObject({ role: 'user', metadata: { origin: 'swe-agent' } });
+    expect(withTask!.metadata).not.toHaveProperty('demo');
+    const [demos] = repairMessages([demo('One demonstration.'), demo('Another.')], {
+      provider: 'anthropic',
+    }).messages;
+    expect(demos!.metadata).toEqual({ demo: true });
+  });
+
   it('merges an assistant message whose provider-executed calls are answered inline with the next one', () => {
     const server = call('s', { providerExecuted: true });
     const conversation = [user(), assistant(server, result('s')), assistant(call('a')), tool(result('a'))];

@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
+import { isDemonstration } from '../content.js';
 import { parseMessages } from '../parse.js';
 import type { Provider } from '../provider.js';
 import type {
@@ -600,7 +601,8 @@ function mergeConsecutiveRoles(entries: Entry[], context: Context): Entry[] {
 /**
  * One message with the parts of all, in order (string content becomes a text part). Id and other fields
  * come from the first message; metadata of later ones fills gaps, and the result is pinned when any
- * message was. Message-level provider options of later messages win: they describe the end of the merged
+ * message was, and a demonstration only when all were (SWE-agent's demonstration merged with the task that
+ * follows it is the task). Message-level provider options of later messages win: they describe the end of the merged
  * message (an Anthropic cache breakpoint sits on a message's last part).
  */
 function mergeMessages(run: readonly Message[]): Message {
@@ -624,7 +626,10 @@ function mergeMessages(run: readonly Message[]): Message {
     }
   }
   const merged = { ...first, content } as Message;
-  if (metadata !== undefined) merged.metadata = pinned ? { ...metadata, pinned: true } : metadata;
+  if (metadata !== undefined) {
+    merged.metadata = pinned ? { ...metadata, pinned: true } : metadata;
+    if (!run.every(isDemonstration)) delete merged.metadata.demo;
+  }
   if (providerOptions !== undefined) merged.providerOptions = providerOptions;
   return merged;
 }

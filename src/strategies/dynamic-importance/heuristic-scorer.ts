@@ -1,5 +1,11 @@
 import { exitCodeOf, normaliseToolName, recogniseToolCall } from '../../ledger/index.js';
-import { contentParts, isErrorOutput, toolCallsOf, toolOutputText } from '../../messages/content.js';
+import {
+  contentParts,
+  isDemonstration,
+  isErrorOutput,
+  toolCallsOf,
+  toolOutputText,
+} from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message, ToolCallPart } from '../../messages/types.js';
 import { firstErrorLine } from '../stub-tool-outputs/tool-output-gist.js';
 import {
@@ -382,7 +388,7 @@ export function goalSourceIndex(
   let first: number | undefined;
   let last: number | undefined;
   messages.forEach((message, index) => {
-    if (message.role !== 'user') return;
+    if (message.role !== 'user' || isDemonstration(message)) return;
     const origin = message.metadata?.origin;
     if (origin === 'stub' || origin === 'summary' || features[index]?.recorded !== undefined) return;
     first ??= index;

@@ -77,6 +77,15 @@ describe('scoreImportance (heuristic)', () => {
   it('defaults the goal to the last user request, skipping acknowledgements', () => {
     expect(report.goal).toBe('Now fix the lint error in src/retry.ts too.');
     expect(importanceGoal(messages.slice(0, 15))).toBe('Make the retry tests pass.');
+    // An in-context demonstration is never the goal, even when no later message asks for anything.
+    const demo = {
+      id: 'demo',
+      role: 'user' as const,
+      content: 'Build a web page.',
+      metadata: { demo: true },
+    };
+    const goAhead = { id: 'go', role: 'user' as const, content: 'continue' };
+    expect(importanceGoal([messages[0]!, demo, goAhead])).toBe('continue');
     expect(report.scorer).toBe('heuristic');
     expect(scoreOf(report.scores, 16)).toMatchObject({ level: 'critical' });
   });

@@ -2,6 +2,7 @@ import type { ArchiveEntry, ArchiveStore } from '../../archive/archive-store.js'
 import { hashText } from '../../internal/hash.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
+import { isDemonstration } from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
 import {
   type AnchoredSummary,
@@ -192,6 +193,7 @@ function foldOnce(
   const firstTask = messages.find(
     (message) =>
       message.role === 'user' &&
+      !isDemonstration(message) &&
       message.metadata?.origin !== 'stub' &&
       message.metadata?.origin !== 'summary',
   );
