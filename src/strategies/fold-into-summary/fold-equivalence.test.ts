@@ -64,8 +64,8 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '6e9a9bb575340af0a03a4063cb518cae',
-    archive: '4df9312e3182da2dd8811d1cc97e8843',
+    result: 'dcf2c0a5d43353e473ef739a3688a892',
+    archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
     result: '110ca1a42367410f941d5524bff12673',
