@@ -392,7 +392,8 @@ describe('createTokenAccountant: cache', () => {
   });
 
   it('hits for a copy with a new id or metadata, misses for changed content', () => {
-    const accountant = createTokenAccountant({ counter: recordingCounter() });
+    const counter = recordingCounter();
+    const accountant = createTokenAccountant({ counter });
     const original: Message = {
       id: 'a',
       role: 'assistant',
@@ -410,12 +411,33 @@ describe('createTokenAccountant: cache', () => {
     });
     expect(accountant.stats()).toMatchObject({ hits: 2, misses: 2 });
     expect(changed).toBe(bare('other words here') + 4);
-    accountant.countMessage({ ...original, role: 'user' } as Message);
+    // The same parts under another role or with provider options: framed anew, the parts not counted again.
+    const counted = counter.texts.length;
+    expect(accountant.countMessage({ ...original, role: 'user' } as Message)).toBe(bare('same words') + 4);
     accountant.countMessage({
       ...original,
       providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
     });
-    expect(accountant.stats()).toMatchObject({ hits: 2, misses: 4 });
+    expect(counter.texts.length).toBe(counted);
+    expect(accountant.stats()).toMatchObject({ hits: 4, misses: 2 });
+  });
+
+  it('counts only the new parts of a message rebuilt from counted ones', () => {
+    const counter = recordingCounter();
+    const accountant = createTokenAccountant({ counter });
+    const call = { type: 'tool-call' as const, toolCallId: 'c1', toolName: 'bash', input: { command: 'ls' } };
+    const reasoning = { type: 'reasoning' as const, text: 'Let me think about the listing first.' };
+    const original: Message = {
+      role: 'assistant',
+      content: [reasoning, { type: 'text', text: 'Listing.' }, call],
+    };
+    const total = accountant.countMessage(original);
+    const stub = { type: 'text' as const, text: '[reasoning archived]' };
+    const rewritten: Message = { role: 'assistant', content: [stub, ...original.content.slice(1)] as never };
+    counter.texts.length = 0;
+    expect(accountant.countMessage(rewritten)).toBe(total - bare(reasoning.text) + bare(stub.text));
+    expect(counter.texts).toEqual([stub.text]);
+    expect(accountant.countMessage(rewritten)).toBe(createTokenAccountant().countMessage(rewritten));
   });
 
   it('notices content reassigned on the same object', () => {

@@ -139,6 +139,18 @@ interface ToolShare extends Tally {
   kind: 'call' | 'result';
 }
 
+/** What one part adds to its message: content tokens, or a tool call's or result's share. */
+type PartTally = Pick<Tally, 'contentScaled' | 'contentFixed'> | ToolShare;
+
+/** The fields a part's tally is computed from, checked by reference like a message's. */
+function partFields(part: Record<string, unknown>): readonly unknown[] {
+  return [part.type, part.text, part.toolName, part.input, part.output, part.data, part.mediaType];
+}
+
+function sameFields(known: readonly unknown[], fields: readonly unknown[]): boolean {
+  return known.every((field, position) => field === fields[position]);
+}
+
 interface MessageTally extends Tally {
   tools: ToolShare[];
 }
@@ -267,9 +279,10 @@ function requireTokenOption(option: string, value: number): void {
  * Counts messages, tool definitions and whole conversations, remembering each message's count under a hash of
  * its content: a growing conversation is counted once, and a re-count after appending a message costs that
  * message. Messages are looked up first by identity (a WeakMap on the parts array, or on the message when its
- * content is a string), then by content hash (a bounded LRU map), so a copy of a message, or one with a new id
- * or metadata, is still a hit. Treat counted messages as immutable: reassigning `content` is noticed, editing
- * a part in place is not.
+ * content is a string), then by its parts (a message rebuilt from counted parts, as strategies rebuild them,
+ * counts only its new parts), then by content hash (a bounded LRU map), so a copy of a message, or one with a
+ * new id or metadata, is still a hit. Treat counted messages as immutable: reassigning `content` or a part's
+ * field is noticed, editing a part's output or input object in place is not.
  */
 export function createTokenAccountant(options: TokenAccountantOptions = {}): TokenAccountant {
   const {
@@ -304,15 +317,22 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
     fields: readonly unknown[],
     keyOf: () => string | undefined,
     compute: () => Value,
+    assemble: () => Value | undefined = () => undefined,
   ): Value {
     if (cacheSize === 0) {
       misses++;
       return compute();
     }
     const known = identityCache.get(object);
-    if (known?.fields.every((field, position) => field === fields[position])) {
+    if (known !== undefined && sameFields(known.fields, fields)) {
       hits++;
       return known.value as Value;
+    }
+    const assembled = assemble();
+    if (assembled !== undefined) {
+      identityCache.set(object, { fields, value: assembled });
+      hits++;
+      return assembled;
     }
     const key = keyOf();
     if (key !== undefined) {
@@ -353,10 +373,11 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
   const resolve = (scaled: number, fixed: number, currentRatio: number): number =>
     (currentRatio === 1 ? scaled : Math.round(scaled * currentRatio)) + fixed;
 
-  function tallyMessage(message: Message, index: number | undefined): MessageTally {
-    const fail = (reason: string, path: string): never => {
-      throw new InvalidMessageError(reason, index === undefined ? { path } : { index, path });
-    };
+  // Each counted part's tally, by identity: a message rebuilt from counted parts (reasoning dropped, one output
+  // stubbed, a copy with new metadata) adds them up instead of serialising, hashing and looking up its texts.
+  let partTallies = new WeakMap<object, IdentityEntry<PartTally>>();
+
+  function messageFraming(message: Message): MessageTally {
     const tally: MessageTally = { ...emptyTally(), tools: [] };
     tally.framingFixed += message.role === 'tool' ? framing.toolMessageTokens : framing.messageTokens;
     const name = provider === 'openai' ? message.providerOptions?.openai?.name : undefined;
@@ -364,6 +385,38 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       tally.framingFixed += framing.nameTokens;
       tally.framingScaled += count(name);
     }
+    return tally;
+  }
+
+  function addPart(tally: MessageTally, part: PartTally): void {
+    if ('kind' in part) addShare(tally, part);
+    else {
+      tally.contentScaled += part.contentScaled;
+      tally.contentFixed += part.contentFixed;
+    }
+  }
+
+  function isCountedPart(part: unknown): boolean {
+    if (typeof part !== 'object' || part === null) return false;
+    const entry = partTallies.get(part);
+    return entry !== undefined && sameFields(entry.fields, partFields(part as Record<string, unknown>));
+  }
+
+  /**
+   * The tally of a message some of whose parts were counted before (a strategy's rewrite: only its new parts,
+   * usually a short stub, are counted); undefined when none was, so that a copy is looked up by content.
+   */
+  function tallyOfCountedParts(message: Message, index: number | undefined): MessageTally | undefined {
+    if (typeof message.content === 'string') return undefined;
+    if (!(message.content as readonly unknown[]).some(isCountedPart)) return undefined;
+    return tallyMessage(message, index);
+  }
+
+  function tallyMessage(message: Message, index: number | undefined): MessageTally {
+    const fail = (reason: string, path: string): never => {
+      throw new InvalidMessageError(reason, index === undefined ? { path } : { index, path });
+    };
+    const tally = messageFraming(message);
     if (typeof message.content === 'string') {
       tally.contentScaled += countBase(message.content);
       return tally;
@@ -374,64 +427,75 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       const path = `content[${position}]`;
       if (typeof part !== 'object' || part === null) fail('expected a content part object', path);
       const record = part as Record<string, unknown>;
-      switch (record.type) {
-        case 'text':
-        case 'reasoning':
-          if (typeof record.text !== 'string') fail('expected a string', `${path}.text`);
-          tally.contentScaled += countBase(record.text as string);
-          break;
-        case 'image':
-          tally.contentFixed += imageTokens;
-          break;
-        case 'file': {
-          const text =
-            typeof record.mediaType === 'string' && record.data !== undefined
-              ? inlineFileText(record.data as DataContent, record.mediaType)
-              : undefined;
-          if (text === undefined) tally.contentFixed += fileTokens;
-          else tally.contentScaled += countBase(text);
-          break;
-        }
-        case 'tool-call': {
-          if (typeof record.toolName !== 'string') fail('expected a string', `${path}.toolName`);
-          let argumentsText: string;
-          try {
-            argumentsText =
-              typeof record.input === 'string' ? record.input : JSON.stringify(record.input ?? null);
-          } catch {
-            return fail('tool call input is not JSON-serialisable', `${path}.input`);
-          }
-          const share: ToolShare = {
-            ...emptyTally(),
-            toolName: record.toolName as string,
-            kind: 'call',
-            contentScaled: count(record.toolName as string) + countBase(argumentsText),
-            framingFixed: framing.toolCallTokens,
-          };
-          addShare(tally, share);
-          break;
-        }
-        case 'tool-result': {
-          if (typeof record.toolName !== 'string') fail('expected a string', `${path}.toolName`);
-          const share: ToolShare = {
-            ...emptyTally(),
-            toolName: record.toolName as string,
-            kind: 'result',
-            framingFixed: framing.toolResultTokens,
-          };
-          tallyOutput(record.output, share, `${path}.output`, fail);
-          addShare(tally, share);
-          break;
-        }
-        case 'tool-approval-request':
-        case 'tool-approval-response':
-          // Client-side approval bookkeeping: never sent to the model as text.
-          break;
-        default:
-          fail(`unknown part type ${JSON.stringify(record.type)}`, `${path}.type`);
+      const fields = partFields(record);
+      const known = partTallies.get(record);
+      if (known !== undefined && sameFields(known.fields, fields)) {
+        addPart(tally, known.value);
+        continue;
       }
+      const value = tallyPart(record, path, fail);
+      if (cacheSize !== 0) partTallies.set(record, { fields, value });
+      addPart(tally, value);
     }
     return tally;
+  }
+
+  function tallyPart(
+    record: Record<string, unknown>,
+    path: string,
+    fail: (reason: string, path: string) => never,
+  ): PartTally {
+    switch (record.type) {
+      case 'text':
+      case 'reasoning':
+        if (typeof record.text !== 'string') fail('expected a string', `${path}.text`);
+        return { contentScaled: countBase(record.text as string), contentFixed: 0 };
+      case 'image':
+        return { contentScaled: 0, contentFixed: imageTokens };
+      case 'file': {
+        const text =
+          typeof record.mediaType === 'string' && record.data !== undefined
+            ? inlineFileText(record.data as DataContent, record.mediaType)
+            : undefined;
+        return text === undefined
+          ? { contentScaled: 0, contentFixed: fileTokens }
+          : { contentScaled: countBase(text), contentFixed: 0 };
+      }
+      case 'tool-call': {
+        if (typeof record.toolName !== 'string') fail('expected a string', `${path}.toolName`);
+        let argumentsText: string;
+        try {
+          argumentsText =
+            typeof record.input === 'string' ? record.input : JSON.stringify(record.input ?? null);
+        } catch {
+          return fail('tool call input is not JSON-serialisable', `${path}.input`);
+        }
+        return {
+          ...emptyTally(),
+          toolName: record.toolName as string,
+          kind: 'call',
+          contentScaled: count(record.toolName as string) + countBase(argumentsText),
+          framingFixed: framing.toolCallTokens,
+        };
+      }
+      case 'tool-result': {
+        if (typeof record.toolName !== 'string') fail('expected a string', `${path}.toolName`);
+        const share: ToolShare = {
+          ...emptyTally(),
+          toolName: record.toolName as string,
+          kind: 'result',
+          framingFixed: framing.toolResultTokens,
+        };
+        tallyOutput(record.output, share, `${path}.output`, fail);
+        return share;
+      }
+      case 'tool-approval-request':
+      case 'tool-approval-response':
+        // Client-side approval bookkeeping: never sent to the model as text.
+        return { contentScaled: 0, contentFixed: 0 };
+      default:
+        return fail(`unknown part type ${JSON.stringify(record.type)}`, `${path}.type`);
+    }
   }
 
   function addShare(tally: MessageTally, share: ToolShare): void {
@@ -495,6 +559,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       [message.role, message.content, message.providerOptions],
       () => messageKey(message),
       () => tallyMessage(message, index),
+      () => tallyOfCountedParts(message, index),
     );
   }
 
@@ -621,6 +686,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
     },
     clearCache() {
       identityCache = new WeakMap();
+      partTallies = new WeakMap();
       hashCache.clear();
       textCache.clear();
       hits = 0;
