@@ -442,6 +442,29 @@ describe('mergeAnchoredSummary', () => {
     expect(existing).toEqual(copy);
   });
 
+  it('still takes in new items after many merges: a full section keeps its first half and the latest', () => {
+    let merged = emptyAnchoredSummary();
+    for (let round = 0; round < 400; round++) {
+      const update = emptyAnchoredSummary();
+      update.messageCount = 2;
+      update.errors.push(`Error: step ${round} failed`);
+      update.files.push({ path: `src/step${round}.ts`, status: 'read' });
+      update.tasks.push({ text: `Check step ${round}`, done: false });
+      update.handles.push(`h-${round.toString(16).padStart(20, '0')}`);
+      merged = mergeAnchoredSummary(merged, update);
+    }
+    const expected = [...Array(150).keys(), ...Array.from({ length: 150 }, (_, index) => 250 + index)];
+    expect(merged.errors).toEqual(expected.map((round) => `Error: step ${round} failed`));
+    expect(merged.files.map((file) => file.path)).toEqual(expected.map((round) => `src/step${round}.ts`));
+    expect(merged.tasks.map((task) => task.text)).toEqual(expected.map((round) => `Check step ${round}`));
+    expect(merged.handles.at(-1)).toBe(`h-${(399).toString(16).padStart(20, '0')}`);
+    expect(merged.messageCount).toBe(800);
+    // A repeat of a kept item does not move or add it.
+    const repeat = emptyAnchoredSummary();
+    repeat.errors.push('Error: step 3 failed');
+    expect(mergeAnchoredSummary(merged, repeat).errors).toEqual(merged.errors);
+  });
+
   it('keeps every earlier item over any sequence of merges (property)', () => {
     const item = fc.string({ minLength: 1, maxLength: 12 });
     const record = fc.record({

@@ -86,8 +86,17 @@ type ListSection =
   | 'nextSteps'
   | 'excerpts';
 
-/** Items kept per section in the record (the rendering caps further); the oldest are kept. */
+/**
+ * Items kept per section in the record (the rendering caps further): the first half for good (how the session
+ * began), the rest the latest, so a long-running agent's record still takes in what it does now.
+ */
 const maxItemsPerSection = 300;
+const keptFirstItems = maxItemsPerSection / 2;
+
+/** Makes room for one more item in a full section: the oldest of the latest items goes. */
+function makeRoom(list: unknown[]): void {
+  if (list.length >= maxItemsPerSection) list.splice(keptFirstItems, list.length - maxItemsPerSection + 1);
+}
 const maxSentenceChars = 400;
 
 const decisionCue =
@@ -269,7 +278,9 @@ function isSummaryOrStub(message: IdentifiedMessage): boolean {
 }
 
 function pushUnique(list: string[], item: string): void {
-  if (!list.includes(item) && list.length < maxItemsPerSection) list.push(item);
+  if (list.includes(item)) return;
+  makeRoom(list);
+  list.push(item);
 }
 
 /** `text` trimmed, cut to `maxChars` characters with `…`. */
@@ -572,7 +583,10 @@ function todosOf(input: unknown): SummaryTask[] {
 function addTask(tasks: SummaryTask[], text: string, done: boolean): void {
   const existing = tasks.find((task) => task.text === text);
   if (existing !== undefined) existing.done ||= done;
-  else if (tasks.length < maxItemsPerSection) tasks.push({ text, done });
+  else {
+    makeRoom(tasks);
+    tasks.push({ text, done });
+  }
 }
 
 function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
@@ -632,7 +646,8 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
 function addFile(files: SummaryFile[], file: SummaryFile): void {
   const existing = files.find((candidate) => candidate.path === file.path);
   if (existing === undefined) {
-    if (files.length < maxItemsPerSection) files.push({ ...file });
+    makeRoom(files);
+    files.push({ ...file });
     return;
   }
   // `created` stays created; otherwise a change (modified/deleted) wins over a read.

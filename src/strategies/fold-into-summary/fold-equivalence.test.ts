@@ -76,11 +76,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'a4769b87b71743d010ef8a656250cb9b',
+    result: '8cca1f8943bcbaeade1a2feffcec94df',
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '868b44729018f41c868f96964bcf0d00',
+    result: '0f9a2dd0d47dec899bfa1270ee80f50a',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
