@@ -111,6 +111,9 @@ describe('dropOldestTurns', () => {
       ...(messages[4]!.content as unknown[]),
     ]);
     expect(folded.actions.map((action) => action.type)).toEqual(['drop-turn', 'fold-marker']);
+    // The fold-marker action names the span, as the marker text does.
+    const markerText = (folded.messages[2]!.content as Array<{ text: string }>)[0]!.text;
+    expect(markerText).toContain(folded.actions[1]!.handle!);
     expect(validateMessages(folded.messages, check).valid).toBe(true);
 
     const preservedIds = new Set([messages[1]!.id, messages[4]!.id, messages[5]!.id]);

@@ -396,6 +396,8 @@ function foldAction(
     type: 'fold-marker',
     strategy: strategyName,
     messageIds: [message.id],
+    // The span whose marker this is: a summary that takes the span in finds it here.
+    handle: spanHandle,
     tokensBefore: context.accountant.countMessage(message),
     tokensAfter: context.accountant.countMessage(folded),
     description: `put the marker of ${spanHandle} into ${message.role} message ${message.id}: no separate marker fits there`,

@@ -3,8 +3,9 @@ import { createMemoryArchive } from '../../archive/archive-store.js';
 import { compact } from '../../engine/compact.js';
 import { messageText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
-import type { Message } from '../../messages/types.js';
+import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
+import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import { soleSummary, uploadSession } from '../llm-strategies.test-support.js';
 import { foldIntoSummary } from './fold-into-summary.js';
@@ -71,6 +72,42 @@ describe('foldIntoSummary in compact', () => {
     expect(record.intent).toBe(firstSummary.record.intent);
     // New facts from the second span are there too.
     expect(record.commands.join('\n')).toContain('npm test -- upload-7');
+  });
+
+  it('takes in the steps of a long tool run one by one, though no marker message fits between them', () => {
+    // After the last user message an agent appends tool steps; compacting after each drops the oldest step,
+    // whose neighbours (a user message, the next call) leave no room for a marker message.
+    const archive = createMemoryArchive();
+    const input = uploadSession(4);
+    const budgetTokens = Math.floor(countOf(input) * 0.15);
+    let messages = compact(input, { budgetTokens, accountant, archive }).messages as Message[];
+    soleSummary(messages as IdentifiedMessage[]);
+    let foldedMarkers = 0;
+    for (let step = 0; step < 40; step++) {
+      const output = `Run ${step}: 12 passed, 1 failed\n${'ok '.repeat(120)}`;
+      const next = createConversationBuilder()
+        .tools([{ name: 'Bash', input: { command: `npm run check -- step-${step}` }, output }])
+        .build();
+      const result = compact([...messages, ...next], { budgetTokens, accountant, archive });
+      expect(result.report.withinBudget).toBe(true);
+      expect(validateMessages(result.messages, { provider: 'anthropic' }).issues).toEqual([]);
+      const { record } = soleSummary(result.messages);
+      // A span whose marker went into a neighbour is in the summary all the same.
+      const folded = result.report.actions.filter((action) => action.type === 'fold-marker');
+      for (const action of folded) expect(record.handles).toContain(action.handle);
+      foldedMarkers += folded.length;
+      messages = result.messages as Message[];
+    }
+    expect(foldedMarkers).toBeGreaterThan(0);
+    const { record } = soleSummary(messages as IdentifiedMessage[]);
+    // The steps that went are summarised, not only archived: each is in the record or still in the conversation.
+    const commands = record.commands.join('\n');
+    const kept = textOf(messages.filter((message) => message.metadata?.origin !== 'summary'));
+    for (let step = 0; step < 40; step++) {
+      const command = `npm run check -- step-${step}`;
+      expect(commands.includes(command) || kept.includes(command), command).toBe(true);
+    }
+    expect(record.commands.filter((command) => command.includes('npm run check')).length).toBeGreaterThan(6);
   });
 
   it('does nothing within budget and returns the same objects', () => {

@@ -172,18 +172,30 @@ function foldOnce(
   const existing = parseAnchoredSummary(existingMessage?.metadata?.summary);
   const known = new Set(existing?.handles ?? []);
   const markerIndexes: number[] = [];
+  // Dropped spans by where they were: a marker message, or a marker put into a neighbouring message (when
+  // no message fits between the span's neighbours, as when one step goes from a run of tool calls).
+  const spans: Array<{ index: number; handle: string }> = [];
   output.forEach((message, index) => {
     const handle = message.metadata?.handle;
-    if (isDropMarker(message) && typeof handle === 'string' && !known.has(handle)) markerIndexes.push(index);
+    if (isDropMarker(message) && typeof handle === 'string' && !known.has(handle)) {
+      markerIndexes.push(index);
+      spans.push({ index, handle });
+    }
   });
+  // Only a summary that exists can take in a span without a marker message: a new one takes a marker's place.
+  if (existing !== undefined)
+    for (const action of dropped.actions) {
+      if (action.type !== 'fold-marker' || action.handle === undefined || known.has(action.handle)) continue;
+      const index = output.findIndex((message) => message.id === action.messageIds[0]);
+      if (index !== -1) spans.push({ index, handle: action.handle });
+    }
+  spans.sort((a, b) => a.index - b.index);
   const done = (result: StrategyResult) => ({ result, wanted: 0, room: 0, over: 0, summaryTokens: 0 });
-  if (markerIndexes.length === 0 || (existingMessage !== undefined && existing === undefined))
-    return done(dropped);
+  if (spans.length === 0 || (existingMessage !== undefined && existing === undefined)) return done(dropped);
 
   const handles: string[] = [];
   const spanMessages: IdentifiedMessage[] = [];
-  for (const index of markerIndexes) {
-    const handle = output[index]!.metadata!.handle as string;
+  for (const { handle } of spans) {
     const entry = archive.get(handle);
     if (entry === undefined || entry.kind !== 'messages') continue;
     handles.push(handle);
