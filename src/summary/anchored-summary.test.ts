@@ -142,6 +142,29 @@ describe('buildAnchoredSummary', () => {
     expect(summary.constraints).toEqual(['Do not push to main until the tests pass.']);
   });
 
+  it('records the code locations the agent cited, in its prose and its tool calls, verbatim and once', () => {
+    const comment = toolCall(
+      'mcp__github__add_issue_comment',
+      {
+        body: 'Root cause: `src/notes.ts:32` reads only `content`; the test at test/notes.test.ts:19-24 is right.',
+      },
+      'call-1',
+    );
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Why are the notes empty? See src/user-said.ts:3.'),
+        assistantMessage(
+          'It breaks at `src/notes.ts:32` and lib/parse.py:7:3 (not http://localhost:3000/app.js:5, port 8080 or 12:30).',
+        ),
+        assistantMessage([{ type: 'text', text: 'Posting the analysis.' }, comment]),
+        toolMessage(toolResult(comment, 'Comment posted at src/ignored.ts:1')),
+      ]),
+    );
+    expect(summary.locations).toEqual(['src/notes.ts:32', 'lib/parse.py:7:3', 'test/notes.test.ts:19-24']);
+    const text = renderAnchoredSummary(summary);
+    expect(text).toContain('## Code locations cited\n- `src/notes.ts:32`\n- `lib/parse.py:7:3`\n');
+  });
+
   it('takes nothing from an in-context demonstration: not the intent, its rules, decisions, files or errors', () => {
     const demoRead = toolCall('Read', { file_path: 'demo/app.py' }, 'demo-1');
     const read = toolCall('Read', { file_path: 'src/parser.ts' }, 'call-1');

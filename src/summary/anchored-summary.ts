@@ -17,6 +17,11 @@ export interface AnchoredSummary {
   intent?: string;
   constraints: string[];
   files: SummaryFile[];
+  /**
+   * Code locations the agent cited (`src/a.ts:32`, `src/a.ts:362-364`) in its prose and in what it wrote
+   * through tools (an issue comment, a plan), verbatim, in the order first cited: where it found things.
+   */
+  locations: string[];
   decisions: string[];
   errors: string[];
   failedApproaches: string[];
@@ -84,7 +89,8 @@ type ListSection =
   | 'results'
   | 'currentState'
   | 'nextSteps'
-  | 'excerpts';
+  | 'excerpts'
+  | 'locations';
 
 /**
  * Items kept per section in the record (the rendering caps further): the first half for good (how the session
@@ -307,6 +313,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     tasks: [],
     nextSteps: [],
     excerpts: [],
+    locations: [],
     handles: [],
   };
 }
@@ -348,6 +355,7 @@ export function buildAnchoredSummary(
   // A sub-agent's report is the assistant's own reasoning, done elsewhere: its decisions count the same.
   const reports = originals.filter(isSubAgentReport);
   for (const message of [...assistants, ...reports]) {
+    for (const location of locationsOf(message)) pushUnique(summary.locations, location);
     for (const item of reasoningOf(message))
       if (item.section === 'tasks') addTask(summary.tasks, item.text, item.done);
       else pushUnique(summary[item.section], item.text);
@@ -381,6 +389,32 @@ export function buildAnchoredSummary(
 }
 
 const stubLine = /^\[[^\]]*archived: h-[0-9a-f]+[^\]]*\]$/;
+
+/**
+ * `path.ext:line`, `path.ext:first-last` or `path.ext:line:column`, not inside a URL or a longer path: a file
+ * with an extension, so that `localhost:3000` and times are not locations.
+ */
+const locationPattern =
+  /(?<![\w./@:-])(?:[\w.@-]+\/)*[\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,5}:\d+(?:-\d+|:\d+)?(?![\w:/-])/g;
+
+/** The code locations a message cites in its text and in the text of its tool calls. */
+function locationsOf(message: IdentifiedMessage): string[] {
+  const texts: string[] = [];
+  if (typeof message.content === 'string') texts.push(message.content);
+  else
+    for (const part of message.content) {
+      if (part.type === 'text') texts.push(part.text);
+      else if (part.type === 'tool-call')
+        texts.push(...(typeof part.input === 'string' ? [part.input] : jsonStrings(part.input)));
+      // A sub-agent's report: its prose.
+      else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
+    }
+  const locations: string[] = [];
+  // Most texts cite nothing: a colon followed by a digit comes before the pattern.
+  for (const text of texts)
+    if (/:\d/.test(text)) for (const match of text.matchAll(locationPattern)) locations.push(match[0]);
+  return locations;
+}
 
 function linesOfMessage(message: IdentifiedMessage): string[] {
   const texts: string[] = [];
@@ -669,6 +703,7 @@ const listSections: readonly ListSection[] = [
   'currentState',
   'nextSteps',
   'excerpts',
+  'locations',
 ];
 
 /**

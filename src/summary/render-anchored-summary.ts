@@ -96,6 +96,12 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     },
     { title: 'User constraints', weight: 0.08, lines: bullets(summary.constraints), keep: 'salient' },
     { title: 'Files', weight: 0.12, lines: files, keep: 'salient' },
+    {
+      title: 'Code locations cited',
+      weight: 0.04,
+      lines: summary.locations.map((location) => `- ${codeSpan(location)}`),
+      keep: 'first',
+    },
     { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions), keep: 'salient' },
     { title: 'Errors → fixes', weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
     { title: 'Failed approaches', weight: 0.04, lines: bullets(summary.failedApproaches), keep: 'salient' },

@@ -55,32 +55,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'c0d14c03327812a8e29ed9eff9c5f35a', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: '3221a16c7fa1c2aa98f4218d4b63dc1a', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: '65ae9eb022edf0cba28ed4ffd48095d6', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: 'ba69018d58453b1a04e2e1860c841954', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '1cf844f03c9323414eb8c4d63d7d655d', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '5ba3821e38dbdc205bfa5dc9207fd327', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
+  '0.1': { result: '624e56feeaf7a04533c2838b3e7ebbe8', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '62b9519e456246369e124ccdf5c3192e', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '55ace718120cb31e18bd89bc00770941', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: 'c094fe5e41668ba566ab28c09d7fc776', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'dcf2c0a5d43353e473ef739a3688a892',
+    result: '7ccb1b6b9cd7efbf2865d39cc277b453',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '110ca1a42367410f941d5524bff12673',
+    result: 'a288c7b91da7d273ecf9b2bf013aed19',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'ddc73a46f624bf83de9ac377fce63d0e',
+    result: 'ca403885610655838ef527910b9db9f3',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '8cca1f8943bcbaeade1a2feffcec94df',
+    result: '0adebbac7575cf017a6e05e57647cb28',
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '0f9a2dd0d47dec899bfa1270ee80f50a',
+    result: '7f0d1ac355a511a5f0c67278b6771a29',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
