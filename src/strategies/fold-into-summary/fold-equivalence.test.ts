@@ -55,24 +55,24 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '5ba3821e38dbdc205bfa5dc9207fd327', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: '624e56feeaf7a04533c2838b3e7ebbe8', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.15': { result: '62b9519e456246369e124ccdf5c3192e', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '55ace718120cb31e18bd89bc00770941', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.05': { result: '0c425f1d32dadf0197ffc13b3c01536c', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
+  '0.1': { result: 'a77aa15cad27cd91eb275f31cd1cb665', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.15': { result: '599a8665a6cba8037270873f851f74ce', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '9c1b4d24f661c3d9d8f55bbdabe04d23', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: 'c094fe5e41668ba566ab28c09d7fc776', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '7ccb1b6b9cd7efbf2865d39cc277b453',
+    result: '66494baabd99dc005ae4059148b37f1b',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'a288c7b91da7d273ecf9b2bf013aed19',
+    result: '461393ca1bbcfea08d9f885d13b382fd',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'ca403885610655838ef527910b9db9f3',
+    result: 'a511ff0be9c29f655605830bbae573a3',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -80,7 +80,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '7f0d1ac355a511a5f0c67278b6771a29',
+    result: 'e30827d41afabb8a4e007fd5a1f96ccc',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
