@@ -474,10 +474,9 @@ function checkOptions(
 /**
  * Ids of the messages no strategy may touch: the system prompt (the system messages that open the
  * conversation; a later system message, such as an importer's session banner, is content), the first user
- * message (the task; markers, repair placeholders and in-context demonstrations do not count, so a second pass
- * picks the same one),
- * pinned messages and the last `keepRecentTurns` turns, the boundary moved back so a tool call stays with its
- * results.
+ * message (the task; markers, repair placeholders and in-context demonstrations do not count, so a second
+ * pass picks the same one), pinned messages and the last `keepRecentTurns` turns, the boundary moved back so a
+ * tool call stays with its results.
  */
 export function preservedMessageIds(
   messages: readonly IdentifiedMessage[],

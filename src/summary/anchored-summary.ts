@@ -103,6 +103,7 @@ const keptFirstItems = maxItemsPerSection / 2;
 function makeRoom(list: unknown[]): void {
   if (list.length >= maxItemsPerSection) list.splice(keptFirstItems, list.length - maxItemsPerSection + 1);
 }
+
 const maxSentenceChars = 400;
 
 const decisionCue =
@@ -152,6 +153,8 @@ interface MessageFacts {
   reasoning?: ReasoningItem[];
   /** The sentences that read as next steps. */
   nextSteps?: string[];
+  /** The code locations it cites. */
+  locations?: string[];
 }
 
 type ReasoningItem =
@@ -398,7 +401,13 @@ const locationPattern =
   /(?<![\w./@:-])(?:[\w.@-]+\/)*[\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,5}:\d+(?:-\d+|:\d+)?(?![\w:/-])/g;
 
 /** The code locations a message cites in its text and in the text of its tool calls. */
-function locationsOf(message: IdentifiedMessage): string[] {
+function locationsOf(message: IdentifiedMessage): readonly string[] {
+  const facts = factsOf(message);
+  facts.locations ??= citedLocations(message);
+  return facts.locations;
+}
+
+function citedLocations(message: IdentifiedMessage): string[] {
   const texts: string[] = [];
   if (typeof message.content === 'string') texts.push(message.content);
   else

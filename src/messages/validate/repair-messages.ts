@@ -602,8 +602,8 @@ function mergeConsecutiveRoles(entries: Entry[], context: Context): Entry[] {
  * One message with the parts of all, in order (string content becomes a text part). Id and other fields
  * come from the first message; metadata of later ones fills gaps, and the result is pinned when any
  * message was, and a demonstration only when all were (SWE-agent's demonstration merged with the task that
- * follows it is the task). Message-level provider options of later messages win: they describe the end of the merged
- * message (an Anthropic cache breakpoint sits on a message's last part).
+ * follows it is the task). Message-level provider options of later messages win: they describe the end of
+ * the merged message (an Anthropic cache breakpoint sits on a message's last part).
  */
 function mergeMessages(run: readonly Message[]): Message {
   const first = run[0]!;
