@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InvalidArgumentError } from '../errors/index.js';
 import { createO200kCounter, rememberO200kCount } from './o200k-counter.js';
 import { o200kPiecePattern } from './split-long-pieces.js';
@@ -53,6 +53,39 @@ describe('createO200kCounter', () => {
 
   it.each(Object.entries(variedTexts))('counts %s exactly like the bare encoder', (_name, text) => {
     expect(createO200kCounter().count(text)).toBe(bare(text));
+  });
+
+  it('counts encoded binary with the merge cache off, and turns it back on', () => {
+    // The CommonJS instance the counter loads; its merge cache churns on random pieces.
+    const encoding = createRequire(import.meta.url)('gpt-tokenizer/encoding/o200k_base') as {
+      setMergeCacheSize(size: number): void;
+      DEFAULT_MERGE_CACHE_SIZE: number;
+    };
+    const setSize = vi.spyOn(encoding, 'setMergeCacheSize');
+    try {
+      const counter = createO200kCounter();
+      const blob = Buffer.from(seededText(30_000, 'abcdefghijklmnopqrstuvwxyz0123456789 ', 5)).toString(
+        'base64',
+      );
+      const hex = Buffer.from(seededText(10_000, 'abcdefghijklmnopqrstuvwxyz0123456789', 9)).toString('hex');
+      for (const text of [`data:image/png;base64,${blob}\nok`, `sha dump: ${hex}`]) {
+        setSize.mockClear();
+        expect(counter.count(text)).toBe(bare(text));
+        expect(setSize.mock.calls).toEqual([[0], [encoding.DEFAULT_MERGE_CACHE_SIZE]]);
+      }
+      // Long runs without the variety of random bytes, and ordinary long text, keep the cache.
+      setSize.mockClear();
+      for (const text of [
+        'x'.repeat(40_000),
+        'ab'.repeat(20_000),
+        variedTexts.minifiedJson!,
+        blob.slice(0, 16_000),
+      ])
+        expect(counter.count(text)).toBe(bare(text));
+      expect(setSize).not.toHaveBeenCalled();
+    } finally {
+      setSize.mockRestore();
+    }
   });
 
   it('finds a long text whose count was remembered, in every counter whose guard allows it', () => {
