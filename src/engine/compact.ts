@@ -2,7 +2,7 @@ import type { ArchiveStore } from '../archive/archive-store.js';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
-import { isDemonstration, systemPromptLength } from '../messages/content.js';
+import { isUserRequest, systemPromptLength } from '../messages/content.js';
 import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
@@ -474,8 +474,8 @@ function checkOptions(
 /**
  * Ids of the messages no strategy may touch: the system prompt (the system messages that open the
  * conversation; a later system message, such as an importer's session banner, is content), the first user
- * message (the task; markers, repair placeholders and in-context demonstrations do not count, so a second
- * pass picks the same one), pinned messages and the last `keepRecentTurns` turns, the boundary moved back so a
+ * message (the task; markers, repair placeholders, in-context demonstrations and harness notes do not count,
+ * so a second pass picks the same one), pinned messages and the last `keepRecentTurns` turns, the boundary moved back so a
  * tool call stays with its results.
  */
 export function preservedMessageIds(
@@ -489,7 +489,7 @@ export function preservedMessageIds(
     // An anchored summary is rewritten only by the fold step (which merges into it), never by other strategies.
     if (index < systemPrompt || message.metadata?.pinned === true || message.metadata?.origin === 'summary')
       preserved.add(message.id);
-    if (!firstUserSeen && message.role === 'user' && isOriginalUserMessage(message)) {
+    if (!firstUserSeen && isOriginalUserMessage(message)) {
       preserved.add(message.id);
       firstUserSeen = true;
     }
@@ -502,5 +502,5 @@ export function preservedMessageIds(
 
 function isOriginalUserMessage(message: IdentifiedMessage): boolean {
   if (message.metadata?.origin === 'stub' || message.metadata?.origin === 'summary') return false;
-  return !isDemonstration(message) && message.content !== repairPlaceholders.conversationStart;
+  return isUserRequest(message) && message.content !== repairPlaceholders.conversationStart;
 }

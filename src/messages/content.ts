@@ -94,6 +94,24 @@ export function isDemonstration(message: Message): boolean {
 }
 
 /**
+ * Whether a user message holds what the user asked: not an in-context demonstration, not a note the harness
+ * wrote in the user's place (`metadata.harness`). Such messages are where the task and instructions come from.
+ */
+export function isUserRequest(message: Message): boolean {
+  return message.role === 'user' && !isDemonstration(message) && message.metadata?.harness !== true;
+}
+
+/**
+ * The message without the parts a repair merged in front of its request (`metadata.requestPart`: Claude
+ * Code's caveat and `/clear` before the first request, merged for Anthropic); the message itself otherwise.
+ */
+export function requestOnly<M extends Message>(message: M): M {
+  const start = message.metadata?.requestPart;
+  if (typeof start !== 'number' || start <= 0 || typeof message.content === 'string') return message;
+  return { ...message, content: (message.content as readonly Part[]).slice(start) };
+}
+
+/**
  * How many system messages open the conversation: the system prompt. A system message further on (an
  * importer's session banner, a framework's mid-run note) is conversation content like any other.
  */

@@ -103,6 +103,16 @@ export interface MessageMetadata {
    * turns, OpenHands' in-context example). Not the user's task and not this session's work.
    */
   demo?: boolean;
+  /**
+   * Written by the agent's harness in the user's place, not by the user: Claude Code's caveat before local
+   * commands, a local command's output, a built-in command such as `/clear`. Not the task, not an instruction.
+   */
+  harness?: boolean;
+  /**
+   * Where the request starts among the parts, when a repair merged harness notes or demonstrations in front
+   * of it (see `requestOnly`).
+   */
+  requestPart?: number;
   /** Free-form data of importers and integrations (timestamps, source record ids). */
   [key: string]: JSONValue | undefined;
 }

@@ -1,5 +1,11 @@
 import { buildLedger, codeSpan, type LedgerSnapshot } from '../ledger/index.js';
-import { isDemonstration, messageText, toolCallsOf } from '../messages/content.js';
+import {
+  isDemonstration,
+  isUserRequest,
+  messageText,
+  requestOnly,
+  toolCallsOf,
+} from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
 import { countFacts } from './fact-count.js';
@@ -172,9 +178,10 @@ function factsOf(message: IdentifiedMessage): MessageFacts {
   return facts;
 }
 
+/** What a message says in prose (of a user message, its request: not the harness notes merged before it). */
 function proseOf(message: IdentifiedMessage): string {
   const facts = factsOf(message);
-  facts.prose ??= computeProse(message);
+  facts.prose ??= computeProse(requestOnly(message));
   return facts.prose;
 }
 
@@ -341,8 +348,9 @@ export function buildAnchoredSummary(
     (message) => !isSummaryOrStub(message) && !isDemonstration(message),
   );
   // A system message in a folded span (a harness's mid-run note) instructs like a user message does.
+  // What the harness wrote in the user's place (a caveat, a local command's output) instructs nothing.
   const instructions = originals.filter(
-    (message) => (message.role === 'user' || message.role === 'system') && proseOf(message).trim() !== '',
+    (message) => (isUserRequest(message) || message.role === 'system') && proseOf(message).trim() !== '',
   );
   const firstUser = instructions.find((message) => message.role === 'user');
   const intent = task ?? (firstUser === undefined ? undefined : proseOf(firstUser));

@@ -11,6 +11,7 @@ import {
   user,
 } from '../../../test/support/validity-builders.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
+import { requestOnly } from '../content.js';
 import type { Message, Part, ToolResultPart } from '../types.js';
 import { repairMessages, repairPlaceholders } from './repair-messages.js';
 import { validateMessages } from './validate-messages.js';
@@ -323,6 +324,33 @@ describe('repairMessages', () => {
       provider: 'anthropic',
     }).messages;
     expect(demos!.metadata).toEqual({ demo: true });
+  });
+
+  it('merges harness notes with the request after them into the request, which knows where it starts', () => {
+    const note = (content: string): Message => ({ role: 'user', content, metadata: { harness: true } });
+    const request: Message = {
+      role: 'user',
+      content: [{ type: 'text', text: 'Fix the parser.' }],
+      metadata: { origin: 'claude-code' },
+    };
+    const run = [
+      note('Caveat: local commands follow.'),
+      note('<command-name>/clear</command-name>'),
+      request,
+    ];
+    const [merged] = repairMessages(run, { provider: 'anthropic' }).messages;
+    expect(merged!.metadata).toEqual({ origin: 'claude-code', requestPart: 2 });
+    expect(requestOnly(merged!).content).toEqual(request.content);
+    // Merged again with a note before it, the request still starts after every note.
+    const [again] = repairMessages([note('Another note.'), merged!], { provider: 'anthropic' }).messages;
+    expect(again!.metadata?.requestPart).toBe(3);
+    expect(requestOnly(again!).content).toEqual(request.content);
+    // A request first, or notes alone: no request part.
+    const [first] = repairMessages([request, note('Later note.')], { provider: 'anthropic' }).messages;
+    expect(first!.metadata).not.toHaveProperty('requestPart');
+    expect(requestOnly(first!)).toBe(first);
+    const [notes] = repairMessages([note('One.'), note('Two.')], { provider: 'anthropic' }).messages;
+    expect(notes!.metadata).toEqual({ harness: true });
   });
 
   it('merges an assistant message whose provider-executed calls are answered inline with the next one', () => {

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { isDemonstration } from '../content.js';
+import { isDemonstration, isUserRequest } from '../content.js';
 import { parseMessages } from '../parse.js';
 import type { Provider } from '../provider.js';
 import type {
@@ -601,10 +601,24 @@ function mergeConsecutiveRoles(entries: Entry[], context: Context): Entry[] {
 /**
  * One message with the parts of all, in order (string content becomes a text part). Id and other fields
  * come from the first message; metadata of later ones fills gaps, and the result is pinned when any
- * message was, and a demonstration only when all were (SWE-agent's demonstration merged with the task that
- * follows it is the task). Message-level provider options of later messages win: they describe the end of
- * the merged message (an Anthropic cache breakpoint sits on a message's last part).
+ * message was. It is a demonstration or a harness note only when all were: SWE-agent's demonstration, or
+ * Claude Code's caveat and `/clear`, merged with the request that follows is that request. Message-level
+ * provider options of later messages win: they describe the end of the merged message (an Anthropic cache
+ * breakpoint sits on a message's last part).
  */
+/** How many parts the harness notes and demonstrations that open `run` add in front of its first request. */
+function partsBeforeRequest(run: readonly Message[]): number {
+  let parts = 0;
+  for (const message of run) {
+    if (isUserRequest(message)) {
+      const own = message.metadata?.requestPart;
+      return parts + (typeof own === 'number' ? own : 0);
+    }
+    parts += typeof message.content === 'string' ? 1 : message.content.length;
+  }
+  return parts;
+}
+
 function mergeMessages(run: readonly Message[]): Message {
   const first = run[0]!;
   const content: Part[] = [];
@@ -629,6 +643,10 @@ function mergeMessages(run: readonly Message[]): Message {
   if (metadata !== undefined) {
     merged.metadata = pinned ? { ...metadata, pinned: true } : metadata;
     if (!run.every(isDemonstration)) delete merged.metadata.demo;
+    if (!run.every((message) => message.metadata?.harness === true)) delete merged.metadata.harness;
+    const requestPart = partsBeforeRequest(run);
+    if (requestPart > 0 && requestPart < content.length) merged.metadata.requestPart = requestPart;
+    else delete merged.metadata.requestPart;
   }
   if (providerOptions !== undefined) merged.providerOptions = providerOptions;
   return merged;

@@ -1,8 +1,8 @@
 import { exitCodeOf, normaliseToolName, recogniseToolCall } from '../../ledger/index.js';
 import {
   contentParts,
-  isDemonstration,
   isErrorOutput,
+  isUserRequest,
   toolCallsOf,
   toolOutputText,
 } from '../../messages/content.js';
@@ -388,7 +388,7 @@ export function goalSourceIndex(
   let first: number | undefined;
   let last: number | undefined;
   messages.forEach((message, index) => {
-    if (message.role !== 'user' || isDemonstration(message)) return;
+    if (!isUserRequest(message)) return;
     const origin = message.metadata?.origin;
     if (origin === 'stub' || origin === 'summary' || features[index]?.recorded !== undefined) return;
     first ??= index;

@@ -64,7 +64,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '66494baabd99dc005ae4059148b37f1b',
+    result: '66ebd7eeb2d3bb85eab8fc1d7b679092',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -72,7 +72,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'a511ff0be9c29f655605830bbae573a3',
+    result: 'dbb1a1ac35335289418013f424b4071c',
     archive: '8acbb826481d9e4c8fd1726031160258',
   },
   'openhands-msgs__mui__material-ui-30768.json': {

@@ -2,7 +2,7 @@ import type { ArchiveEntry, ArchiveStore } from '../../archive/archive-store.js'
 import { hashText } from '../../internal/hash.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
-import { isDemonstration } from '../../messages/content.js';
+import { isUserRequest, requestOnly } from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
 import {
   type AnchoredSummary,
@@ -204,10 +204,7 @@ function foldOnce(
   if (handles.length === 0) return done(dropped);
   const firstTask = messages.find(
     (message) =>
-      message.role === 'user' &&
-      !isDemonstration(message) &&
-      message.metadata?.origin !== 'stub' &&
-      message.metadata?.origin !== 'summary',
+      isUserRequest(message) && message.metadata?.origin !== 'stub' && message.metadata?.origin !== 'summary',
   );
   const restoredHandles: string[] = [];
   const originals = restoreOriginals(spanMessages, archive, restoredHandles);
@@ -231,7 +228,7 @@ function foldOnce(
         ledger: ledgerOf(originals, settings),
         // A span that extends the previous round's carries on with what its record worked out.
         ...(previous === undefined ? {} : { previous: previous.record }),
-        ...(firstTask === undefined ? {} : { task: messageTextOf(firstTask) }),
+        ...(firstTask === undefined ? {} : { task: messageTextOf(requestOnly(firstTask)) }),
       });
   settings.record = { originals, handles: recordHandles, record: deterministic };
   const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
