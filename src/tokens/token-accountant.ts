@@ -396,10 +396,13 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
     }
   }
 
-  function isCountedPart(part: unknown): boolean {
-    if (typeof part !== 'object' || part === null) return false;
+  /** The tally of a part counted before, while its fields are the ones it was counted from. */
+  function countedPart(part: unknown): PartTally | undefined {
+    if (typeof part !== 'object' || part === null) return undefined;
     const entry = partTallies.get(part);
-    return entry !== undefined && sameFields(entry.fields, partFields(part as Record<string, unknown>));
+    return entry !== undefined && sameFields(entry.fields, partFields(part as Record<string, unknown>))
+      ? entry.value
+      : undefined;
   }
 
   /**
@@ -408,7 +411,8 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
    */
   function tallyOfCountedParts(message: Message, index: number | undefined): MessageTally | undefined {
     if (typeof message.content === 'string') return undefined;
-    if (!(message.content as readonly unknown[]).some(isCountedPart)) return undefined;
+    if (!(message.content as readonly unknown[]).some((part) => countedPart(part) !== undefined))
+      return undefined;
     return tallyMessage(message, index);
   }
 
@@ -427,14 +431,13 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       const path = `content[${position}]`;
       if (typeof part !== 'object' || part === null) fail('expected a content part object', path);
       const record = part as Record<string, unknown>;
-      const fields = partFields(record);
-      const known = partTallies.get(record);
-      if (known !== undefined && sameFields(known.fields, fields)) {
-        addPart(tally, known.value);
+      const known = countedPart(record);
+      if (known !== undefined) {
+        addPart(tally, known);
         continue;
       }
       const value = tallyPart(record, path, fail);
-      if (cacheSize !== 0) partTallies.set(record, { fields, value });
+      if (cacheSize !== 0) partTallies.set(record, { fields: partFields(record), value });
       addPart(tally, value);
     }
     return tally;
