@@ -40,20 +40,17 @@ function loadEncoding(): O200kEncoding {
  */
 const blobRunChars = 16_384;
 
-/** 256 base64 (standard or URL-safe) or hex characters: a window of what may be encoded binary. */
-const blobWindow = /^[A-Za-z0-9+/=_-]{256}$/;
+/** Base64 (standard and URL-safe) and hex characters, as a regex character class. */
+const blobClass = 'A-Za-z0-9+/=_-';
+/** 256 such characters: a window of what may be encoded binary. */
+const blobWindow = new RegExp(`^[${blobClass}]{256}$`);
+/** The same characters by code, for measuring a run character by character. */
+const blobCharacters = new Uint8Array(128).map((_, code) =>
+  new RegExp(`[${blobClass}]`).test(String.fromCharCode(code)) ? 1 : 0,
+);
 
 function isBlobCharacter(code: number): boolean {
-  return (
-    (code >= 65 && code <= 90) || // A-Z
-    (code >= 97 && code <= 122) || // a-z
-    (code >= 48 && code <= 57) || // 0-9
-    code === 43 || // +
-    code === 47 || // /
-    code === 61 || // =
-    code === 95 || // _
-    code === 45 // -
-  );
+  return code < 128 && blobCharacters[code] === 1;
 }
 
 /**
@@ -89,14 +86,14 @@ function countWithoutMergeCache(encoder: O200kEncoding, count: () => number): nu
 // throws on it by default.
 const plainTextOptions = { disallowedSpecial: new Set<string>() };
 
+/** The default long-run guard; the known counts hold for it (and any larger one). */
+const defaultLongRunGuardChars = 1000;
+
 /**
  * Exact counts of long texts that were worked out without counting them whole (a summary renderer composes
  * its text's count from its lines' counts): counting such a text again, as the token accountant does when the
  * text becomes a message, finds it here. Few and recent: a fold renders a handful of texts it keeps.
  */
-/** The default long-run guard; the known counts hold for it (and any larger one). */
-const defaultLongRunGuardChars = 1000;
-
 const knownCounts = new Map<string, number>();
 const maxKnownCounts = 32;
 /** Shorter texts count faster than a lookup of a long key pays for. */
