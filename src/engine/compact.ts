@@ -2,7 +2,7 @@ import type { ArchiveStore } from '../archive/archive-store.js';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
-import { isUserRequest, systemPromptLength } from '../messages/content.js';
+import { isOriginalRequest, systemPromptLength } from '../messages/content.js';
 import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
@@ -489,7 +489,11 @@ export function preservedMessageIds(
     // An anchored summary is rewritten only by the fold step (which merges into it), never by other strategies.
     if (index < systemPrompt || message.metadata?.pinned === true || message.metadata?.origin === 'summary')
       preserved.add(message.id);
-    if (!firstUserSeen && isOriginalUserMessage(message)) {
+    if (
+      !firstUserSeen &&
+      isOriginalRequest(message) &&
+      message.content !== repairPlaceholders.conversationStart
+    ) {
       preserved.add(message.id);
       firstUserSeen = true;
     }
@@ -498,9 +502,4 @@ export function preservedMessageIds(
   while (start > 0 && start < messages.length && messages[start]?.role === 'tool') start--;
   for (let index = start; index < messages.length; index++) preserved.add(messages[index]!.id);
   return preserved;
-}
-
-function isOriginalUserMessage(message: IdentifiedMessage): boolean {
-  if (message.metadata?.origin === 'stub' || message.metadata?.origin === 'summary') return false;
-  return isUserRequest(message) && message.content !== repairPlaceholders.conversationStart;
 }

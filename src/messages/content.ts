@@ -93,12 +93,26 @@ export function isDemonstration(message: Message): boolean {
   return message.metadata?.demo === true;
 }
 
+/** Whether a message is what the harness wrote in the user's place (`metadata.harness`): a caveat, `/clear`. */
+export function isHarnessNote(message: Message): boolean {
+  return message.metadata?.harness === true;
+}
+
 /**
- * Whether a user message holds what the user asked: not an in-context demonstration, not a note the harness
- * wrote in the user's place (`metadata.harness`). Such messages are where the task and instructions come from.
+ * Whether a user message holds what the user asked: not an in-context demonstration, not a harness note.
+ * Such messages are where the task and instructions come from.
  */
 export function isUserRequest(message: Message): boolean {
-  return message.role === 'user' && !isDemonstration(message) && message.metadata?.harness !== true;
+  return message.role === 'user' && !isDemonstration(message) && !isHarnessNote(message);
+}
+
+/**
+ * Whether a message is a user request as the conversation holds it, not a stub or summary precis put in its
+ * place: what can be the task.
+ */
+export function isOriginalRequest(message: Message): boolean {
+  const origin = message.metadata?.origin;
+  return isUserRequest(message) && origin !== 'stub' && origin !== 'summary';
 }
 
 /**

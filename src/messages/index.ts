@@ -3,6 +3,8 @@ export {
   isDemonstration,
   isEmptyMessage,
   isErrorOutput,
+  isHarnessNote,
+  isOriginalRequest,
   isUserRequest,
   messageText,
   requestOnly,

@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { isDemonstration, isUserRequest } from '../content.js';
+import { isDemonstration, isHarnessNote, isUserRequest } from '../content.js';
 import { parseMessages } from '../parse.js';
 import type { Provider } from '../provider.js';
 import type {
@@ -598,14 +598,6 @@ function mergeConsecutiveRoles(entries: Entry[], context: Context): Entry[] {
   return output;
 }
 
-/**
- * One message with the parts of all, in order (string content becomes a text part). Id and other fields
- * come from the first message; metadata of later ones fills gaps, and the result is pinned when any
- * message was. It is a demonstration or a harness note only when all were: SWE-agent's demonstration, or
- * Claude Code's caveat and `/clear`, merged with the request that follows is that request. Message-level
- * provider options of later messages win: they describe the end of the merged message (an Anthropic cache
- * breakpoint sits on a message's last part).
- */
 /** How many parts the harness notes and demonstrations that open `run` add in front of its first request. */
 function partsBeforeRequest(run: readonly Message[]): number {
   let parts = 0;
@@ -619,6 +611,14 @@ function partsBeforeRequest(run: readonly Message[]): number {
   return parts;
 }
 
+/**
+ * One message with the parts of all, in order (string content becomes a text part). Id and other fields
+ * come from the first message; metadata of later ones fills gaps, and the result is pinned when any
+ * message was. It is a demonstration or a harness note only when all were: SWE-agent's demonstration, or
+ * Claude Code's caveat and `/clear`, merged with the request that follows is that request. Message-level
+ * provider options of later messages win: they describe the end of the merged message (an Anthropic cache
+ * breakpoint sits on a message's last part).
+ */
 function mergeMessages(run: readonly Message[]): Message {
   const first = run[0]!;
   const content: Part[] = [];
@@ -643,7 +643,7 @@ function mergeMessages(run: readonly Message[]): Message {
   if (metadata !== undefined) {
     merged.metadata = pinned ? { ...metadata, pinned: true } : metadata;
     if (!run.every(isDemonstration)) delete merged.metadata.demo;
-    if (!run.every((message) => message.metadata?.harness === true)) delete merged.metadata.harness;
+    if (!run.every(isHarnessNote)) delete merged.metadata.harness;
     const requestPart = partsBeforeRequest(run);
     if (requestPart > 0 && requestPart < content.length) merged.metadata.requestPart = requestPart;
     else delete merged.metadata.requestPart;

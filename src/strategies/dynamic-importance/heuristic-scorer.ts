@@ -2,7 +2,7 @@ import { exitCodeOf, normaliseToolName, recogniseToolCall } from '../../ledger/i
 import {
   contentParts,
   isErrorOutput,
-  isUserRequest,
+  isOriginalRequest,
   toolCallsOf,
   toolOutputText,
 } from '../../messages/content.js';
@@ -388,9 +388,7 @@ export function goalSourceIndex(
   let first: number | undefined;
   let last: number | undefined;
   messages.forEach((message, index) => {
-    if (!isUserRequest(message)) return;
-    const origin = message.metadata?.origin;
-    if (origin === 'stub' || origin === 'summary' || features[index]?.recorded !== undefined) return;
+    if (!isOriginalRequest(message) || features[index]?.recorded !== undefined) return;
     first ??= index;
     if (features[index]?.kind === 'instruction') last = index;
   });

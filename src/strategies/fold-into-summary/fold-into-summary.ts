@@ -2,7 +2,7 @@ import type { ArchiveEntry, ArchiveStore } from '../../archive/archive-store.js'
 import { hashText } from '../../internal/hash.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
-import { isUserRequest, requestOnly } from '../../messages/content.js';
+import { isOriginalRequest, requestOnly } from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
 import {
   type AnchoredSummary,
@@ -202,10 +202,7 @@ function foldOnce(
     spanMessages.push(...(entry.content as IdentifiedMessage[]));
   }
   if (handles.length === 0) return done(dropped);
-  const firstTask = messages.find(
-    (message) =>
-      isUserRequest(message) && message.metadata?.origin !== 'stub' && message.metadata?.origin !== 'summary',
-  );
+  const firstTask = messages.find(isOriginalRequest);
   const restoredHandles: string[] = [];
   const originals = restoreOriginals(spanMessages, archive, restoredHandles);
   // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.

@@ -652,7 +652,7 @@ function userMetadata(
   if (text?.startsWith(interruptionPrefix)) metadata.interrupted = true;
   const command = text === undefined ? undefined : commandName(text);
   if (command !== undefined) metadata.command = command;
-  if (isHarnessNote(text, command, value.isMeta === true)) metadata.harness = true;
+  if (writtenByHarness(text, command, value.isMeta === true)) metadata.harness = true;
   return metadata;
 }
 
@@ -704,7 +704,7 @@ const localCommandOutput = /^\s*(?:<local-command-(stdout|stderr)>[\s\S]*?<\/loc
  * What Claude Code writes in the user's place: the caveat before local commands, a local command's output, a
  * built-in command such as `/clear`. The first user request of a session often comes after all three.
  */
-function isHarnessNote(text: string | undefined, command: string | undefined, meta: boolean): boolean {
+function writtenByHarness(text: string | undefined, command: string | undefined, meta: boolean): boolean {
   if (text === undefined) return false;
   if (meta && text.includes(localCommandCaveat)) return true;
   if (command !== undefined) return harnessCommands.has(command);
