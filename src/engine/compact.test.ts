@@ -104,11 +104,12 @@ function expectHandlesExpand(input: readonly Message[], result: CompactResult, a
   }
 }
 
+/** Checks the preservation the result reports it used (the configured one unless it was relaxed). */
 function expectPreservedIdentical(
   input: readonly Message[],
   result: CompactResult,
-  keepRecentTurns = 2,
-  preserveFirstUserMessage = true,
+  keepRecentTurns = result.report.relaxedPreservation?.keepRecentTurns ?? 2,
+  preserveFirstUserMessage = result.report.relaxedPreservation?.preserveFirstUserMessage ?? true,
 ): void {
   const originals = assignIds(input);
   const preserved = preservedMessageIds(originals, { keepRecentTurns, preserveFirstUserMessage });
@@ -405,13 +406,14 @@ describe('compact', () => {
     const budgetTokens = Math.floor((preservedTokens + lastTurnTokens) / 2) + 150;
     expect(budgetTokens).toBeLessThan(preservedTokens);
 
-    const { result } = run(input, { budgetTokens });
+    // The recent turns' share of the room is tested on its own below.
+    const { result } = run(input, { budgetTokens, recentTurnsMaxShare: 1 });
     expect(result.report.withinBudget).toBe(true);
     expect(result.report.relaxedPreservation).toEqual({ keepRecentTurns: 1, preserveFirstUserMessage: true });
     expect(result.warnings).toContainEqual(
       expect.objectContaining({
         type: 'compact-warning',
-        message: expect.stringMatching(/keepRecentTurns 1/),
+        message: expect.stringMatching(/did not fit the budget .*keepRecentTurns 1/),
       }),
     );
     expectPreservedIdentical(input, result, 1);
@@ -423,6 +425,50 @@ describe('compact', () => {
     // Within the budget now, so compacting again changes nothing.
     const again = compact(result.messages, { accountant, budgetTokens });
     expect(again.messages).toEqual(result.messages);
+  });
+
+  it('keeps fewer recent turns when they would crowd out the summary (recentTurnsMaxShare)', () => {
+    const input = agentSession();
+    const ids = assignIds(input);
+    const tokensKept = (keepRecentTurns: number) => {
+      const kept = preservedMessageIds(ids, { keepRecentTurns, preserveFirstUserMessage: true });
+      return countOf(ids.filter((message) => kept.has(message.id)));
+    };
+    const anchors = tokensKept(0);
+    const lastTwo = tokensKept(2) - anchors;
+    // The last two turns fit, but would take half of what the system prompt and the task leave.
+    const budgetTokens = anchors + 2 * lastTwo;
+    expect(budgetTokens).toBeLessThan(countOf(input));
+    const summaryTokens = (result: CompactResult) =>
+      countOf(result.messages.filter((message) => message.metadata?.origin === 'summary'));
+
+    const { result, archive } = run(input, { budgetTokens });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.relaxedPreservation).toEqual({ keepRecentTurns: 1, preserveFirstUserMessage: true });
+    expect(result.warnings).toContainEqual({
+      type: 'compact-warning',
+      message: expect.stringMatching(
+        new RegExp(`^the last 2 turns \\(${lastTwo} tokens\\) would take more than 33% .*kept the last 1 `),
+      ),
+    });
+    expectPreservedIdentical(input, result, 1);
+    expectHandlesExpand(input, result, archive);
+    expect(validateMessages(result.messages).issues).toEqual([]);
+    expect(compact(result.messages, { accountant, budgetTokens }).messages).toEqual(result.messages);
+
+    // A share of 1, or strict mode, keeps both turns whole because they fit; the summary gets less room.
+    for (const options of [{ recentTurnsMaxShare: 1 }, { strict: true }]) {
+      const whole = run(input, { budgetTokens, ...options }).result;
+      expect(whole.report.withinBudget).toBe(true);
+      expect(whole.report.relaxedPreservation).toBeUndefined();
+      expect(whole.warnings.filter((warning) => warning.type === 'compact-warning')).toEqual([]);
+      expectPreservedIdentical(input, whole, 2);
+      expect(summaryTokens(whole)).toBeLessThan(summaryTokens(result));
+    }
+    // Within the share, nothing is relaxed.
+    const within = run(input, { budgetTokens, recentTurnsMaxShare: 0.5 }).result;
+    expect(within.report.relaxedPreservation).toBeUndefined();
+    expectPreservedIdentical(input, within, 2);
   });
 
   it('reports the weakest preservation any of its passes used (a fast-check counterexample)', () => {
@@ -493,10 +539,12 @@ describe('compact', () => {
       { budgetTokens: 1.5 },
       { budgetTokens: 10, keepRecentTurns: -1 },
       { budgetTokens: 10, provider: 'x' },
+      ...[0, -0.5, 1.5, Number.NaN, '0.5'].map((share) => ({ budgetTokens: 10, recentTurnsMaxShare: share })),
     ])
       expect(() => compact([], options as CompactOptions)).toThrow(
         expect.objectContaining({ code: 'invalid-argument' }),
       );
+    expect(() => compact([], { budgetTokens: 10, recentTurnsMaxShare: 0 })).toThrow(/recentTurnsMaxShare/);
   });
 
   it('keeps its invariants on generated conversations', () => {

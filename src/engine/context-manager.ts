@@ -555,6 +555,8 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
       // The budget is a target below the window: the step the model acts on stays whole unless the provider
       // has already refused the request as too long.
       lastTurnCompressible: reason === 'overflow',
+      // The manager promises its last `keepRecentMessages` messages whole whenever they fit.
+      recentTurnsMaxShare: 1,
       ...(strategies === undefined ? {} : { strategies }),
     };
     const result = await compactAsync(

@@ -55,8 +55,8 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '0c425f1d32dadf0197ffc13b3c01536c', archive: 'abb116848d48cb7a95bd439c92a5fd56' },
-  '0.1': { result: 'a77aa15cad27cd91eb275f31cd1cb665', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.05': { result: '8427345a5a19887c79f21aa9713a6833', archive: 'b95f9fd5fceda3bdcb5e5ff54911e59a' },
+  '0.1': { result: '942e5cab1a93b361bdcda2a1974057ac', archive: '345d593e751200a060fe806017be89d2' },
   '0.15': { result: '599a8665a6cba8037270873f851f74ce', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
   '0.2': { result: '9c1b4d24f661c3d9d8f55bbdabe04d23', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: 'c094fe5e41668ba566ab28c09d7fc776', archive: '2979830700037a0976744d36e96b2eba' },
@@ -72,12 +72,12 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'dbb1a1ac35335289418013f424b4071c',
-    archive: '8acbb826481d9e4c8fd1726031160258',
+    result: '58ea4be1e011d84280a0d06f40d58d92',
+    archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '0adebbac7575cf017a6e05e57647cb28',
-    archive: 'ccb99fb32c5f5cfb960ee60f74990c25',
+    result: 'ec26bc6a0832c4e4a87b24e8a9125b37',
+    archive: 'bb9dba7288be89324578c05d32c77bb3',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
     result: 'e30827d41afabb8a4e007fd5a1f96ccc',

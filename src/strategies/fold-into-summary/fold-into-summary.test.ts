@@ -12,6 +12,8 @@ import { foldIntoSummary } from './fold-into-summary.js';
 
 const accountant = createTokenAccountant();
 const countOf = (messages: readonly Message[]) => accountant.countConversation(messages).totalTokens;
+// These tests exercise the fold: with fewer recent turns kept (the default share), stubbing alone meets budgets.
+const engine = { accountant, recentTurnsMaxShare: 1 } as const;
 
 function textOf(messages: readonly Message[]): string {
   return messages.map((message) => messageText(message)).join('\n');
@@ -23,7 +25,7 @@ describe('foldIntoSummary in compact', () => {
     const budgetTokens = Math.floor(countOf(input) * 0.1);
     for (const provider of ['openai', 'anthropic', 'any'] as const) {
       const archive = createMemoryArchive();
-      const result = compact(input, { budgetTokens, provider, accountant, archive });
+      const result = compact(input, { budgetTokens, provider, ...engine, archive });
       expect(result.report.withinBudget).toBe(true);
       expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
       const { message, record } = soleSummary(result.messages);
@@ -40,21 +42,21 @@ describe('foldIntoSummary in compact', () => {
       // Near the top: after the system prompt, the task and at most the first step (kept so roles alternate).
       expect(result.messages.indexOf(message)).toBeLessThanOrEqual(4);
       // Idempotent and deterministic.
-      const again = compact(result.messages, { budgetTokens, provider, accountant, archive });
+      const again = compact(result.messages, { budgetTokens, provider, ...engine, archive });
       expect(again.messages).toEqual(result.messages);
-      expect(compact(input, { budgetTokens, provider, accountant }).messages).toEqual(result.messages);
+      expect(compact(input, { budgetTokens, provider, ...engine }).messages).toEqual(result.messages);
     }
   });
 
   it('merges into the existing summary on a later compaction, keeping the first summary items', () => {
     const archive = createMemoryArchive();
     const input = uploadSession(6);
-    const first = compact(input, { budgetTokens: Math.floor(countOf(input) * 0.12), accountant, archive });
+    const first = compact(input, { budgetTokens: Math.floor(countOf(input) * 0.12), ...engine, archive });
     const firstSummary = soleSummary(first.messages);
     const extended = [...first.messages, ...uploadSession(6, { offset: 6 }).slice(1)];
     const second = compact(extended, {
       budgetTokens: Math.floor(countOf(input) * 0.12),
-      accountant,
+      ...engine,
       archive,
     });
     expect(second.report.withinBudget).toBe(true);
@@ -80,7 +82,7 @@ describe('foldIntoSummary in compact', () => {
     const archive = createMemoryArchive();
     const input = uploadSession(4);
     const budgetTokens = Math.floor(countOf(input) * 0.15);
-    let messages = compact(input, { budgetTokens, accountant, archive }).messages as Message[];
+    let messages = compact(input, { budgetTokens, ...engine, archive }).messages as Message[];
     soleSummary(messages as IdentifiedMessage[]);
     let foldedMarkers = 0;
     for (let step = 0; step < 40; step++) {
@@ -88,7 +90,7 @@ describe('foldIntoSummary in compact', () => {
       const next = createConversationBuilder()
         .tools([{ name: 'Bash', input: { command: `npm run check -- step-${step}` }, output }])
         .build();
-      const result = compact([...messages, ...next], { budgetTokens, accountant, archive });
+      const result = compact([...messages, ...next], { budgetTokens, ...engine, archive });
       expect(result.report.withinBudget).toBe(true);
       expect(validateMessages(result.messages, { provider: 'anthropic' }).issues).toEqual([]);
       const { record } = soleSummary(result.messages);
