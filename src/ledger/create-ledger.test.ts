@@ -274,6 +274,38 @@ describe('other agents', () => {
   });
 });
 
+describe('errors the conversation states outside tool outputs', () => {
+  it('keeps error lines a user pasted and an agent quoted in a code block, not errors its prose mentions', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user(
+          'the page shows this:\n\nUnhandled Runtime Error\n\n  Missing required environment variables: ["DB_URL"]',
+        )
+        .assistant(
+          [
+            'I can see one TypeScript error. If an Error: line shows up in prose, it is not output.',
+            '```',
+            "convex/seed.ts:170:27 - error TS2339: Property 'officerTitle' does not exist on type 'User'.",
+            '```',
+            '~~~~text',
+            'Error: first',
+            '~~~~',
+            'Then `Error: inline` is not a block.',
+          ].join('\n'),
+        )
+        .build(),
+    );
+    expect(snapshot.errors.map(({ message, source }) => [message, source])).toEqual([
+      ['Unhandled Runtime Error ↵ Missing required environment variables: ["DB_URL"]', 'user'],
+      [
+        "convex/seed.ts:170:27 - error TS2339: Property 'officerTitle' does not exist on type 'User'.",
+        'assistant',
+      ],
+      ['Error: first', 'assistant'],
+    ]);
+  });
+});
+
 describe('createLedger', () => {
   it('rejects messages without ids or with a bad shape, naming the index and field', () => {
     const ledger = createLedger();
@@ -380,8 +412,10 @@ describe('properties', () => {
         for (const file of snapshot.files) expect(text).toContain(JSON.stringify(file.path).slice(1, -1));
         for (const command of snapshot.commands)
           if (command.kind === 'shell') expect(text).toContain(JSON.stringify(command.command).slice(1, -1));
+        // An error joined to its message on the next line: each line verbatim.
         for (const error of snapshot.errors)
-          expect(text).toContain(JSON.stringify(error.message).slice(1, -1));
+          for (const line of error.message.split(' ↵ '))
+            expect(text).toContain(JSON.stringify(line).slice(1, -1));
         for (const file of snapshot.files)
           for (const change of file.changes)
             expect(messages.some((message) => message.id === change.messageId)).toBe(true);

@@ -318,14 +318,14 @@ export function createLedger(): Ledger {
       const id = message.id;
       if (typeof message.content === 'string') {
         if (message.role === 'user') addUserText(message.content, id);
-        else if (message.role === 'assistant') scanReferences(message.content, id, false);
+        else if (message.role === 'assistant') addAssistantText(message.content, id);
         return;
       }
       for (const part of message.content as readonly Part[]) {
         switch (part.type) {
           case 'text':
             if (message.role === 'user') addUserText(part.text, id);
-            else if (message.role === 'assistant') scanReferences(part.text, id, false);
+            else if (message.role === 'assistant') addAssistantText(part.text, id);
             break;
           case 'tool-call':
             addToolCall(part, id);
@@ -360,7 +360,25 @@ export function createLedger(): Ledger {
       noteError(line, messageId, 'user');
   }
 
+  function addAssistantText(text: string, messageId: string): void {
+    scanReferences(text, messageId, false);
+    // An agent quotes in a code block the output it saw (often the only copy, when the transcript kept no
+    // tool output): keep the unambiguous error lines of its code blocks.
+    for (const block of fencedBlocksOf(text))
+      for (const line of errorLinesOf(block, { strongOnly: true, maxLines: 3 }))
+        noteError(line, messageId, 'assistant');
+  }
+
   return ledger;
+}
+
+const fencedBlockPattern = /(?:^|\n) {0,3}(`{3,}|~{3,})[^\n`]*\n([\s\S]*?)\n {0,3}\1[ \t]*(?=\n|$)/g;
+
+/** The bodies of the fenced code blocks in the head of a markdown text. */
+function fencedBlocksOf(text: string): string[] {
+  if (!text.includes('```') && !text.includes('~~~')) return [];
+  const head = text.length > referenceScanChars ? text.slice(0, referenceScanChars) : text;
+  return Array.from(head.matchAll(fencedBlockPattern), (match) => match[2]!);
 }
 
 /**

@@ -74,12 +74,15 @@ export interface LedgerCommand {
 }
 
 export interface LedgerError {
-  /** The first occurrence, verbatim (trimmed; very long lines cut with `…`). */
+  /**
+   * The first occurrence, verbatim (trimmed; very long lines cut with `…`). An error line that stops where its
+   * message starts ("Unhandled Runtime Error", "… Server Error") is joined to the message on its next line by ` ↵ `.
+   */
   message: string;
   count: number;
   /** Messages it appeared in, distinct, first ones first (at most `maxErrorMessageIds`). */
   messageIds: string[];
-  /** Where it came from on first sight: the command, `Tool path`, or `user`. */
+  /** Where it came from on first sight: the command, `Tool path`, `user` (pasted) or `assistant` (quoted in a code block). */
   source: string;
 }
 

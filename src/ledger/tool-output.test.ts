@@ -50,6 +50,41 @@ describe('errorLinesOf', () => {
   });
 });
 
+describe('errorLinesOf: an error line that leaves its message to the next line', () => {
+  it('joins a bare error line or an overlay heading to the message below it', () => {
+    const overlay = [
+      '1 of 4 errors',
+      'Unhandled Runtime Error',
+      'Error: [CONVEX Q(photos:list)] [Request ID: de240a69] Server Error',
+      "Could not find public function for 'photos:list'.",
+      '',
+      'Source',
+      'src/components/gallery.tsx (54:27) @ api',
+    ].join('\n');
+    // The heading sits over an error line of its own, which says more: only that one is kept.
+    expect(errorLinesOf(overlay, { strongOnly: true })).toEqual([
+      "Error: [CONVEX Q(photos:list)] [Request ID: de240a69] Server Error ↵ Could not find public function for 'photos:list'.",
+    ]);
+    expect(
+      errorLinesOf('Webpack\nConsole Error\n\n\n  Missing required environment variables: ["A"]\n', {
+        strongOnly: true,
+      }),
+    ).toEqual(['Console Error ↵ Missing required environment variables: ["A"]']);
+    expect(
+      errorLinesOf('error: these files would be overwritten by checkout:\n\tsrc/a.ts\nAborting'),
+    ).toEqual(['error: these files would be overwritten by checkout: ↵ src/a.ts']);
+  });
+
+  it('does not join a stack frame, a code frame, a line too far down or a plain line after a complete error', () => {
+    expect(errorLinesOf('java.lang.IllegalStateException\n\tat com.acme.Main(Main.java:10)')).toEqual([
+      'java.lang.IllegalStateException',
+    ]);
+    expect(errorLinesOf('SyntaxError\n> 12 | const x = ;\n')).toEqual(['SyntaxError']);
+    expect(errorLinesOf('Build Error\n\n\n\nModule not found', { strongOnly: true })).toEqual([]);
+    expect(errorLinesOf('Error: port 3000 in use\nretrying on 3001')).toEqual(['Error: port 3000 in use']);
+  });
+});
+
 it('normaliseError folds numbers, addresses, case and spacing', () => {
   expect(normaliseError('Timeout after 30  s at 0x7ffe12')).toBe(
     normaliseError('timeout after 45 s at 0xdeadbeef'),

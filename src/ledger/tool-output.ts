@@ -49,6 +49,17 @@ const strongErrorLinePattern =
 const noiseLinePattern =
   /^\s*(?:\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
 
+/** A heading that names an error but not its message, as dev servers' overlays print it ("Unhandled Runtime Error"). */
+const errorHeadingPattern = /^\s*(?:[A-Z][a-z]+ ){1,3}(?:Error|Exception)\s*$/;
+/** An error line that stops where its message should start ("… Server Error", "FAILED:", "error:"). */
+const bareErrorEndPattern = /(?:\b(?:Error|Exception|ERROR|FAILED?)|:)\s*$/;
+/** Lines that locate an error instead of stating it: stack frames, code frames, carets, arrows. */
+const locatingLinePattern = /^\s*(?:at\s|File "|in\s|\d+\s*\||>\s*\d+\s*\||-->|\^|\|)/;
+/** How many lines after a bare error line its message may be (blank lines in between). */
+const messageLookahead = 3;
+/** What joins a bare error line and the message on the line after it: a line break, shown. */
+const lineBreakMark = ' ↵ ';
+
 /** The final line of a Python traceback: the exception at column 0. */
 const exceptionLinePattern = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$/gm;
 
@@ -89,15 +100,46 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
     // Very long lines (minified output, JSON) are looked at through their head only.
     const raw = text.slice(start, Math.min(end, start + 2000));
     start = end + 1;
-    if (raw.length < 3 || !pattern.test(raw) || noiseLinePattern.test(raw)) continue;
-    const line = cleanErrorLine(raw, maxChars);
+    if (raw.length < 3 || noiseLinePattern.test(raw)) continue;
+    const matches = pattern.test(raw);
+    const heading = errorHeadingPattern.test(raw);
+    if (!matches && !heading) continue;
+    let line = cleanErrorLine(raw, maxChars);
     if (line === '') continue;
+    if (heading || bareErrorEndPattern.test(line)) {
+      const message = messageAfter(text, start, pattern);
+      // A heading over an error line of its own: that line says more, and is taken on its own.
+      if (message === 'error line' && heading) continue;
+      if (message !== undefined && message !== 'error line')
+        line = cleanErrorLine(`${line}${lineBreakMark}${message}`, maxChars);
+      // A heading the pattern does not take alone (strong mode) counts only with its message.
+      else if (!matches) continue;
+    }
     const key = normaliseError(line);
     if (seen.has(key)) continue;
     seen.add(key);
     found.push(line);
   }
   return found;
+}
+
+/**
+ * The message that a bare error line leaves to the next line (the first non-blank one within a few lines):
+ * that line, `'error line'` when it is an error line itself, or undefined when it locates rather than states
+ * (a stack frame, a code frame) or is noise.
+ */
+function messageAfter(text: string, from: number, pattern: RegExp): string | undefined {
+  let start = from;
+  for (let looked = 0; looked < messageLookahead && start < text.length; looked++) {
+    let end = text.indexOf('\n', start);
+    if (end === -1) end = text.length;
+    const raw = text.slice(start, Math.min(end, start + 2000));
+    start = end + 1;
+    if (raw.trim() === '') continue;
+    if (noiseLinePattern.test(raw) || locatingLinePattern.test(raw)) return undefined;
+    return pattern.test(raw) || errorHeadingPattern.test(raw) ? 'error line' : raw.trim();
+  }
+  return undefined;
 }
 
 /** The first line that says something (skipping status lines and wrappers), for an error with no error line. */

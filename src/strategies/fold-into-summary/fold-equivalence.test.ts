@@ -55,11 +55,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '8427345a5a19887c79f21aa9713a6833', archive: 'b95f9fd5fceda3bdcb5e5ff54911e59a' },
-  '0.1': { result: '942e5cab1a93b361bdcda2a1974057ac', archive: '345d593e751200a060fe806017be89d2' },
-  '0.15': { result: '599a8665a6cba8037270873f851f74ce', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '9c1b4d24f661c3d9d8f55bbdabe04d23', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: 'c094fe5e41668ba566ab28c09d7fc776', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '65ff10c33aa41b0a344db93d99ce8bd6', archive: 'b95f9fd5fceda3bdcb5e5ff54911e59a' },
+  '0.1': { result: 'ab35823ffdbe581b1fc6adb422916c1f', archive: '345d593e751200a060fe806017be89d2' },
+  '0.15': { result: '3c53f0d9ef218c22300dd692d99b4434', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '51e63253b2d15f1c1b0c9b475846f53a', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '33fe6e4ad3d231e8fc5d2bb3a5aa5ffa', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
@@ -68,19 +68,19 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '461393ca1bbcfea08d9f885d13b382fd',
+    result: '86d2883f1beb8f994477d3e9f3a6e5e7',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '58ea4be1e011d84280a0d06f40d58d92',
+    result: 'ef24e3d5474b199bf9a25ceb10d01cb9',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'ec26bc6a0832c4e4a87b24e8a9125b37',
+    result: '40142c8b2f23725c291169acdaaa9df3',
     archive: 'bb9dba7288be89324578c05d32c77bb3',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'e30827d41afabb8a4e007fd5a1f96ccc',
+    result: '5876c7d2a1471507cda26b833f14f2eb',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };

@@ -112,6 +112,42 @@ describe('foldIntoSummary in compact', () => {
     expect(record.commands.filter((command) => command.includes('npm run check')).length).toBeGreaterThan(6);
   });
 
+  it('builds the summary from the texts that earlier strategies shortened, put back from the archive', () => {
+    // A user pasted an error into a long message; extractive prose (or pruning) shortened it before the fold.
+    const pasted =
+      'The seed failed again:\nError: ECONNREFUSED 127.0.0.1:5432 while seeding the tenants table\nAny idea?';
+    const messages = assignIds(uploadSession(4));
+    const pastedAt = messages.findIndex((message) => message.content === 'Keep the retry count at 3.');
+    const archive = createMemoryArchive();
+    const shorten = (original: string, id: string) =>
+      `The seed failed again: […]\n\n[precis: sentences marked […] were elided from this 30-token text; full text: ${archive.put({ kind: 'text', content: original, messageIds: [id], strategy: 'extractive-prose' })}]`;
+    // Twice over, as when code pruning shortens what prose compression left: both layers are undone.
+    const once = shorten(pasted, messages[pastedAt]!.id);
+    const twice = `${once.slice(0, 10)} // … 2 lines elided [${archive.put({ kind: 'text', content: once, messageIds: [messages[pastedAt]!.id], strategy: 'prune-code-bodies' })}]`;
+    // The same handles quoted by another message restore nothing there.
+    const quotedAt = messages.findIndex((message) => message.role === 'assistant');
+    const shortened = messages.map((message, index) =>
+      index === pastedAt
+        ? { ...message, content: twice }
+        : index === quotedAt
+          ? { ...message, content: `I decided to quote it: ${twice}` }
+          : message,
+    ) as IdentifiedMessage[];
+    const result = compact(shortened, {
+      budgetTokens: Math.floor(countOf(shortened) * 0.25),
+      ...engine,
+      keepRecentTurns: 1,
+      archive,
+      strategies: [foldIntoSummary()],
+    });
+    const { record } = soleSummary(result.messages);
+    expect(record.errors.join('\n')).toContain(
+      'Error: ECONNREFUSED 127.0.0.1:5432 while seeding the tenants table',
+    );
+    expect(record.decisions.join('\n')).toContain('I decided to quote it: The seed f');
+    expect(record.decisions.join('\n')).not.toContain('ECONNREFUSED');
+  });
+
   it('does nothing within budget and returns the same objects', () => {
     const messages = assignIds(uploadSession(2));
     const result = foldIntoSummary().apply(messages, {

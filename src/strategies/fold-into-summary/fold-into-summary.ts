@@ -335,7 +335,7 @@ function restoreOriginals(
   restoredHandles: string[],
 ): IdentifiedMessage[] {
   return messages.map((message) => {
-    if (typeof message.content === 'string') return message;
+    if (typeof message.content === 'string') return restoreTexts(message, archive);
     let restored = message;
     for (const part of message.content) {
       if (part.type !== 'text') continue;
@@ -347,7 +347,8 @@ function restoreOriginals(
       );
       if (original !== undefined) restored = original;
     }
-    if (typeof restored.content === 'string' || restored.role !== 'tool') return restored;
+    if (typeof restored.content === 'string' || restored.role !== 'tool')
+      return restoreTexts(restored, archive);
     const entries = restored.content.map((part) => {
       if (part.type !== 'tool-result') return undefined;
       const value = (part.output as { value?: unknown }).value;
@@ -376,6 +377,59 @@ function restoreOriginals(
     restoredHandles.push(...handles);
     return result;
   });
+}
+
+/** A handle in a text: a shortened text names its original's (`full text: h-…`, `// … 14 lines elided [h-…]`). */
+const textHandle = /\bh-[0-9a-f]{20}\b/g;
+/** A text shortened by one strategy can be shortened again by another: at most this many layers are undone. */
+const maxTextLayers = 3;
+
+/** Messages with their shortened texts put back, by the message they restore (same object, same facts memo). */
+const restoredTexts = new WeakMap<IdentifiedMessage, IdentifiedMessage>();
+
+/**
+ * `message` with each text that a strategy shortened (extractive prose, pruned code bodies) put back from the
+ * archive: an archived text of this message that the shortened text names by its handle. Without the
+ * originals, a sentence or a pasted error line elided before the fold would never reach the summary.
+ */
+function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): IdentifiedMessage {
+  const known = restoredTexts.get(message);
+  if (known !== undefined) return known;
+  const original = (text: string): string => {
+    let current = text;
+    for (let layer = 0; layer < maxTextLayers && current.includes('h-'); layer++) {
+      let found: string | undefined;
+      for (const match of current.matchAll(textHandle)) {
+        const entry = archive.get(match[0]);
+        if (
+          entry?.kind === 'text' &&
+          typeof entry.content === 'string' &&
+          entry.messageIds.includes(message.id)
+        ) {
+          found = entry.content;
+          break;
+        }
+      }
+      if (found === undefined) break;
+      current = found;
+    }
+    return current;
+  };
+  let restored = message;
+  if (typeof message.content === 'string') {
+    const text = original(message.content);
+    if (text !== message.content) restored = { ...message, content: text } as IdentifiedMessage;
+  } else if (message.content.some((part) => part.type === 'text' && part.text.includes('h-'))) {
+    const content = message.content.map((part) => {
+      if (part.type !== 'text') return part;
+      const text = original(part.text);
+      return text === part.text ? part : { ...part, text };
+    });
+    if (content.some((part, index) => part !== (message.content as typeof content)[index]))
+      restored = { ...message, content } as IdentifiedMessage;
+  }
+  restoredTexts.set(message, restored);
+  return restored;
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
