@@ -17,6 +17,7 @@ import {
   authoredLinesOf,
   buildAnchoredSummary,
   emptyAnchoredSummary,
+  itemSalience,
   mergeAnchoredSummary,
   parseAnchoredSummary,
 } from './anchored-summary.js';
@@ -547,6 +548,22 @@ describe('authoredLinesOf', () => {
       lines: ["cat <<'EOF' > repro.py", 'import numpy as np', 'np.random.seed(42)'],
     });
     expect(authoredLinesOf('not an object')).toEqual({ kind: 'script', lines: ['not an object'] });
+  });
+
+  it("leaves out an edit's lone words (the editor's sub-command, a bare name), not another call's", () => {
+    expect(
+      authoredLinesOf({
+        command: 'str_replace',
+        path: '/workspace/app/src/picker.ts',
+        old_str: 'onDismiss: () => setIsOpen(false),',
+        new_str: 'mockValueManager\nonDismiss: () => {\n  dispatch({ type: "reset" });',
+      }),
+    ).toEqual({ kind: 'edit', lines: ['onDismiss: () => {', 'dispatch({ type: "reset" });'] });
+    expect(
+      authoredLinesOf({ subagent_type: 'general-purpose', prompt: 'Check package configuration' }),
+    ).toEqual({ kind: 'script', lines: ['general-purpose', 'Check package configuration'] });
+    // A key that only opens an object is bare syntax: it ranks below the line that says what is built.
+    expect(itemSalience('module: {')).toBeLessThan(itemSalience('devServer: { port: 3000 },'));
   });
 });
 

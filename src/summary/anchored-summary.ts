@@ -588,16 +588,20 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
     if (!lines.includes(capped)) lines.push(capped);
   }
   const projectFile = path !== undefined && !scratchPath.test(path) && (hasReplacement || written.length > 1);
-  return { kind: projectFile ? 'edit' : 'script', lines };
+  if (!projectFile) return { kind: 'script', lines };
+  // A lone word in an edit is the editor's sub-command (`str_replace`, `create`) or a bare name, not code
+  // written; in other calls it can be the point (a sub-agent's type).
+  return { kind: 'edit', lines: lines.filter((line) => !loneWord.test(line)) };
 }
 
+const loneWord = /^[\w$.-]+$/;
 const errorCue =
   /\b(?:error|exception|traceback|failed|failure|cannot|can't|could not|not found|undefined|denied|timed out|missing|invalid|refused|no such|does not exist|doesn't exist|not exported|fatal)\b/i;
 const declarationCue =
   /^(?:export\s+|async\s+|public\s+|private\s+|static\s+|pub\s+|@)*(?:def|class|function|interface|type|enum|struct|fn|impl|const|let|var|module)\b/;
 const commentCue = /^(?:#|\/\/|\/\*|\*|--)\s*[A-Za-z]/;
 const lowValueCue =
-  /^(?:import\b|from \S+ import\b|require\(|export \* from|[}\])]+[;,]?$|return;?$|else\b|pass$|break;?$|continue;?$)/;
+  /^(?:import\b|from \S+ import\b|require\(|export \* from|[}\])]+[;,]?$|return;?$|else\b|pass$|break;?$|continue;?$|[\w$]+:\s*[{[(]$)/;
 
 /**
  * How much a summary item is worth per token, without context: identifier-like tokens, errors, declarations,

@@ -64,7 +64,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '66ebd7eeb2d3bb85eab8fc1d7b679092',
+    result: '44da658e3e38920c97c9dfc0ec819c13',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -76,7 +76,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '40142c8b2f23725c291169acdaaa9df3',
+    result: '8b243ab9d3249590f5639ca78b83e99d',
     archive: 'bb9dba7288be89324578c05d32c77bb3',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
