@@ -37,4 +37,4 @@ export {
   testRunners,
 } from './shell-command.js';
 export { parseTestSummary, type TestSummary } from './test-summary.js';
-export { errorLinesOf, exitCodeOf, normaliseError } from './tool-output.js';
+export { errorLinesOf, exitCodeOf, normaliseError, withoutColours } from './tool-output.js';

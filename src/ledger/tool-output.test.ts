@@ -83,6 +83,16 @@ describe('errorLinesOf: an error line that leaves its message to the next line',
     expect(errorLinesOf('Build Error\n\n\n\nModule not found', { strongOnly: true })).toEqual([]);
     expect(errorLinesOf('Error: port 3000 in use\nretrying on 3001')).toEqual(['Error: port 3000 in use']);
   });
+
+  it('takes no passing test for an error, whatever its name says', () => {
+    const run = [
+      ' ✓ E2E > Error Handling and Edge Cases > rejects a bad type 6ms',
+      'PASS test/errors.test.ts',
+      ' × E2E > Error Handling > keeps the response 3ms',
+      '   → Expected MCP tool response to be successful',
+    ].join('\n');
+    expect(errorLinesOf(run)).toEqual(['× E2E > Error Handling > keeps the response 3ms']);
+  });
 });
 
 it('normaliseError folds numbers, addresses, case and spacing', () => {

@@ -47,7 +47,7 @@ const errorLinePattern =
 const strongErrorLinePattern =
   /^\s*(?:(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b)|\berror TS\d+:|: (?:No such file or directory|command not found)$/;
 const noiseLinePattern =
-  /^\s*(?:\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
+  /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
 
 /** A heading that names an error but not its message, as dev servers' overlays print it ("Unhandled Runtime Error"). */
 const errorHeadingPattern = /^\s*(?:[A-Z][a-z]+ ){1,3}(?:Error|Exception)\s*$/;
@@ -160,8 +160,13 @@ export function firstMeaningfulLine(text: string, maxChars = 400): string | unde
 /** ANSI colour codes (built from a string: a control character in a regex literal trips the linter). */
 const ansiColourPattern = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
 
+/** `text` without its ANSI colour codes: terminal styling, not what the output says. */
+export function withoutColours(text: string): string {
+  return text.includes('\u001b') ? text.replace(ansiColourPattern, '') : text;
+}
+
 function cleanErrorLine(raw: string, maxChars: number): string {
-  let line = raw.replace(ansiColourPattern, '').trim();
+  let line = withoutColours(raw).trim();
   line = line.replace(/<\/?(?:tool_use_error|error)>/g, '').trim();
   if (line.length > maxChars) line = `${line.slice(0, maxChars)}…`;
   return line;

@@ -128,6 +128,8 @@ describe('buildAnchoredSummary', () => {
       { text: 'Cap the backoff delay', done: true },
       { text: 'Add a jitter test', done: false },
     ]);
+    // The todo list is in the tasks, and its items and statuses nowhere else.
+    expect(JSON.stringify([summary.scripts, summary.changes])).not.toMatch(/jitter|pending|completed/);
     expect(summary.nextSteps).toEqual(['Next I will add a jitter test; still need to update the CHANGELOG.']);
     expect(summary.handles).toEqual(['h-0123456789abcdef0123']);
     expect(summary.messageCount).toBe(11);

@@ -233,7 +233,10 @@ function todosOfMessage(message: IdentifiedMessage): readonly SummaryTask[] {
 
 function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[] {
   const facts = factsOf(message);
-  facts.authored ??= toolCallsOf(message).map((call) => authoredLinesOf(call.input));
+  // A todo list is the tasks section's: its items and statuses are not written code or scripts.
+  facts.authored ??= toolCallsOf(message)
+    .filter((call) => todosOf(call.input).length === 0)
+    .map((call) => authoredLinesOf(call.input));
   return facts.authored;
 }
 

@@ -142,6 +142,18 @@ describe('commandResultLines', () => {
     );
   });
 
+  it('reads outputs without their colour codes, and takes no last line from an output the harness cut', () => {
+    const esc = String.fromCharCode(27);
+    const messages = shellSession('Lint and build.', [
+      ['npm run build', `${esc}[32mBuilt 12 modules${esc}[39m in 2.1s`],
+      [
+        'npm run lint',
+        'Linting the sources\n  Unexpected any. Specify a different ty\n\n... [1855 lines truncated] ...',
+      ],
+    ]);
+    expect(commandResultLines(messages)).toEqual(['Built 12 modules in 2.1s']);
+  });
+
   it('finds nothing in a conversation without commands', () => {
     expect(
       commandResultLines(assignIds(createConversationBuilder().user('hello').assistant('hi').build())),

@@ -1,4 +1,4 @@
-import { type RecogniserState, recogniseToolCall, runsCommand } from '../ledger/index.js';
+import { type RecogniserState, recogniseToolCall, runsCommand, withoutColours } from '../ledger/index.js';
 import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
 
@@ -18,6 +18,8 @@ const tallyLine =
 const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
 /** Output wrappers and stubs say nothing about the result. */
 const wrapperLine = /^(?:<\/?(?:returncode|output|stdout|stderr)>|\[.*archived: h-[0-9a-f]+.*\])$/;
+/** Where a harness cut an output (Claude Code): what comes before it is not how the command ended. */
+const truncationLine = /^\.\.\. \[\d+ lines truncated\] \.\.\.$/;
 
 /**
  * What the commands the agent ran (not reads or searches: scripts, tests, builds, git) printed that reads as a
@@ -58,7 +60,7 @@ export function commandResultLines(
             command.kind === 'search' ||
             (command.readOnly && !gitStateCommand.test(command.text))
               ? ''
-              : messageText({ role: 'tool', content: [part] }),
+              : withoutColours(messageText({ role: 'tool', content: [part] })),
         };
         outputCache.set(part, output);
       }
@@ -71,7 +73,8 @@ export function commandResultLines(
 }
 
 /**
- * The output's value and tally lines (the first `maxKeyValueLines`), then its last line: of its lines (split at
+ * The output's value and tally lines (the first `maxKeyValueLines`), then its last line (none when a harness cut
+ * the output short there): of its lines (split at
  * \n alone: trimming drops the \r of a \r\n) that say something (`isResultLine`). Read from the start only
  * until the value lines are found, and from the end for the last line: a long log is not split whole.
  */
@@ -93,6 +96,7 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   for (let end = text.length; ; ) {
     const newline = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
     const line = text.slice(newline + 1, end).trim();
+    if (truncationLine.test(line)) break;
     if (isResultLine(line)) {
       chosen.push(line);
       break;

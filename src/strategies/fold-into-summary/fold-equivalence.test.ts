@@ -55,16 +55,16 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '65ff10c33aa41b0a344db93d99ce8bd6', archive: 'b95f9fd5fceda3bdcb5e5ff54911e59a' },
-  '0.1': { result: 'ab35823ffdbe581b1fc6adb422916c1f', archive: '345d593e751200a060fe806017be89d2' },
-  '0.15': { result: '3c53f0d9ef218c22300dd692d99b4434', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '51e63253b2d15f1c1b0c9b475846f53a', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '33fe6e4ad3d231e8fc5d2bb3a5aa5ffa', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '6c0a4e8b5d13d83a3e4075f9178ae608', archive: 'b95f9fd5fceda3bdcb5e5ff54911e59a' },
+  '0.1': { result: 'fb674f86b12f13069e02f00d06034c4d', archive: '345d593e751200a060fe806017be89d2' },
+  '0.15': { result: 'a5331e86bf9d069ae8ea99281d7de096', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '3f05fa13a8c53a1104a0caf34f1f1311', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '315e25fa01ba49afaa9faa360e5310fd', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '44da658e3e38920c97c9dfc0ec819c13',
+    result: 'ee364b7aaca1333fd7d3e60fdd37e8e7',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -72,7 +72,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'ef24e3d5474b199bf9a25ceb10d01cb9',
+    result: '5d2d7ec4ff81ee104a77a162da5da2d4',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
