@@ -448,7 +448,9 @@ describe('compact', () => {
     expect(result.warnings).toContainEqual({
       type: 'compact-warning',
       message: expect.stringMatching(
-        new RegExp(`^the last 2 turns \\(${lastTwo} tokens\\) would take more than 33% .*kept the last 1 `),
+        new RegExp(
+          `^the last 2 turns \\(${lastTwo} tokens\\) would take more than 33% .*kept the last turn `,
+        ),
       ),
     });
     expectPreservedIdentical(input, result, 1);
@@ -465,6 +467,29 @@ describe('compact', () => {
       expectPreservedIdentical(input, whole, 2);
       expect(summaryTokens(whole)).toBeLessThan(summaryTokens(result));
     }
+    // When even the last turn does not fit beside a long task, the budget's relaxations follow, and say so.
+    const longTask = input.map((message, index) =>
+      index === 1
+        ? {
+            role: 'user' as const,
+            content: Array.from(
+              { length: 30 },
+              (_, sentence) => `Background note ${sentence} on the retry module and its history.`,
+            ).join(' '),
+          }
+        : message,
+    );
+    const longIds = assignIds(longTask);
+    const kept = (keepRecentTurns: number) => {
+      const ids = preservedMessageIds(longIds, { keepRecentTurns, preserveFirstUserMessage: true });
+      return countOf(longIds.filter((message) => ids.has(message.id)));
+    };
+    const tight = run(longTask, { budgetTokens: kept(1) - 5 }).result;
+    expect(tight.report.withinBudget).toBe(true);
+    expect(tight.report.relaxedPreservation).toEqual({ keepRecentTurns: 1, preserveFirstUserMessage: false });
+    const said = tight.warnings.map((warning) => warning.message).join('\n');
+    expect(said).toMatch(/did not fit the budget .*first user message compressible/);
+    expect(said).not.toMatch(/recentTurnsMaxShare/);
     // Within the share, nothing is relaxed.
     const within = run(input, { budgetTokens, recentTurnsMaxShare: 0.5 }).result;
     expect(within.report.relaxedPreservation).toBeUndefined();

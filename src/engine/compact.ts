@@ -115,8 +115,8 @@ const maxRounds = 3;
  * the same options changes nothing.
  *
  * Over budget, the recent turns are kept only while they take at most `recentTurnsMaxShare` of the room (at
- * least the last one is). When what must be kept is larger than the budget, `strict` throws a `budget-exceeded` PrecisError;
- * otherwise the preservation is relaxed until the budget holds (one recent turn, then the task message
+ * least the last one is). When what must be kept is larger than the budget, `strict` throws a
+ * `budget-exceeded` PrecisError; otherwise the preservation is relaxed until the budget holds (one recent turn, then the task message
  * compressible, then the last turn unless `lastTurnCompressible` is false; reported in
  * `report.relaxedPreservation` with a `compact-warning`), and if even that cannot fit (the system prompt and
  * pinned messages are never compressed), the smallest valid result comes back with a `compact-warning`.
@@ -269,13 +269,14 @@ function* compactOnce(
   const run = (preserved: ReadonlySet<string>) =>
     runPipeline(messages, { ...settings, preservedIds: preserved, count, fixedTokens });
   let attempt = yield* run(preservedIds);
-  let relaxedPreservation: CompactReport['relaxedPreservation'] =
+  const fewerTurns: CompactReport['relaxedPreservation'] =
     recentTurns === undefined
       ? undefined
       : {
           keepRecentTurns: configured.keepRecentTurns,
           preserveFirstUserMessage: settings.preserveFirstUserMessage,
         };
+  let relaxedPreservation = fewerTurns;
   let keptIds = preservedIds;
   if (attempt.tokens > budgetTokens && !strict) {
     // The budget is what keeps the next request from failing, so it outranks recency: give up the older
@@ -303,7 +304,7 @@ function* compactOnce(
   const actions = sameMessages(attempt.messages, messages) ? [] : attempt.actions;
   repairs.push(...attempt.repairs);
   messages = attempt.messages;
-  if (recentTurns !== undefined && relaxedPreservation?.keepRecentTurns === recentTurns.keepRecentTurns)
+  if (recentTurns !== undefined && relaxedPreservation === fewerTurns)
     warnings.push({ type: 'compact-warning', message: recentTurns.reason });
   else if (relaxedPreservation !== undefined)
     warnings.push({
@@ -445,7 +446,8 @@ function recentTurnsThatFit(
     reason:
       `the last ${keepRecentTurns} turns (${configuredTokens} tokens) would take more than ` +
       `${Math.round(recentTurnsMaxShare * 100)}% of the ${Math.max(0, room)} tokens left beside the system prompt ` +
-      `and the task: kept the last ${turns} byte-identical (recentTurnsMaxShare; originals are in the archive)`,
+      `and the task: kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} byte-identical ` +
+      '(recentTurnsMaxShare; originals are in the archive)',
   };
 }
 

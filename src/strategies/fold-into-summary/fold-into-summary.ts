@@ -384,8 +384,11 @@ const textHandle = /\bh-[0-9a-f]{20}\b/g;
 /** A text shortened by one strategy can be shortened again by another: at most this many layers are undone. */
 const maxTextLayers = 3;
 
-/** Messages with their shortened texts put back, by the message they restore (same object, same facts memo). */
-const restoredTexts = new WeakMap<IdentifiedMessage, IdentifiedMessage>();
+/**
+ * Messages with their shortened texts put back, per archive and by the message they restore: a fold's rounds
+ * get the same object back, so what the summary memoises per message carries over.
+ */
+const restoredTexts = new WeakMap<ArchiveStore, WeakMap<IdentifiedMessage, IdentifiedMessage>>();
 
 /**
  * `message` with each text that a strategy shortened (extractive prose, pruned code bodies) put back from the
@@ -393,7 +396,12 @@ const restoredTexts = new WeakMap<IdentifiedMessage, IdentifiedMessage>();
  * originals, a sentence or a pasted error line elided before the fold would never reach the summary.
  */
 function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): IdentifiedMessage {
-  const known = restoredTexts.get(message);
+  let restoredOf = restoredTexts.get(archive);
+  if (restoredOf === undefined) {
+    restoredOf = new WeakMap();
+    restoredTexts.set(archive, restoredOf);
+  }
+  const known = restoredOf.get(message);
   if (known !== undefined) return known;
   const original = (text: string): string => {
     let current = text;
@@ -428,7 +436,7 @@ function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): Identi
     if (content.some((part, index) => part !== (message.content as typeof content)[index]))
       restored = { ...message, content } as IdentifiedMessage;
   }
-  restoredTexts.set(message, restored);
+  restoredOf.set(message, restored);
   return restored;
 }
 
