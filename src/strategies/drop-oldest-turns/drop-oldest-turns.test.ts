@@ -125,6 +125,28 @@ describe('dropOldestTurns', () => {
     expect(validateMessages(kept.messages, check).valid).toBe(true);
   });
 
+  it('below an earlier marker, puts a marker into a neighbour rather than keep a step for it', () => {
+    // A fast-check counterexample of compact: the steps after the last request have no room for a marker
+    // message (the request before, the step in flight after); keeping the first of them left a feasible budget unmet.
+    const builder = createConversationBuilder().system('You are a coding agent.').user('Fix the flaky test');
+    builder.tools([{ name: 'bash', input: { command: 'step 0' }, output: long('output 0') }]);
+    builder.user('Now also check the retry module.');
+    for (let step = 1; step <= 3; step++)
+      builder.tools([{ name: 'bash', input: { command: `step ${step}` }, output: long(`output ${step}`) }]);
+    const messages = assignIds(builder.build());
+    const lastStep = messages.slice(-2);
+    const budgetTokens =
+      accountant.countConversation([...messages.slice(0, 2), ...lastStep]).totalTokens + 120;
+    const result = dropOldestTurns().apply(messages, contextFor({ budgetTokens }));
+    expect(accountant.countConversation(result.messages).totalTokens).toBeLessThanOrEqual(budgetTokens);
+    expect(roles(result.messages)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool']);
+    expect(result.messages[2]!.content).toMatch(/^\[2 earlier messages archived: h-\w+\]$/);
+    // Steps 1 and 2 went; their marker is at the start of the step in flight, which keeps its id.
+    expect(result.messages[4]!.id).toBe(lastStep[0]!.id);
+    expect(result.actions.map((action) => action.type)).toEqual(['drop-turn', 'drop-turn', 'fold-marker']);
+    expect(validateMessages(result.messages, check).valid).toBe(true);
+  });
+
   it('drops a later system message with its turn, never the system prompt', () => {
     const messages = assignIds(
       createConversationBuilder()

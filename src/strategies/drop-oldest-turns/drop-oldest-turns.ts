@@ -36,7 +36,8 @@ const strategyName = 'drop-oldest-turns';
  * where a user message would break the user/assistant alternation Anthropic requires. When neither fits, the
  * span's oldest group is kept (so a user request survives next to its marker) and placement is tried again;
  * as a last resort the marker text is put at the start of the next message (or the end of the previous one)
- * when that message is not preserved. The result is checked with `validateMessages` for every provider; if
+ * when that message is not preserved. Below an earlier marker or summary, an agent step is not kept for a
+ * marker's sake: the marker text goes into a neighbour first. The result is checked with `validateMessages` for every provider; if
  * the input was valid and the result is not, `repairMessages` fixes it and a warning says so.
  *
  * Does nothing when the conversation is within budget.
@@ -257,9 +258,19 @@ function planSpans(
     let spanEnd = groupIndex;
     while (spanEnd < groups.length && dropped.has(spanEnd)) spanEnd++;
     let spanStart = groupIndex;
-    // Keep the span's oldest groups until a marker fits between its neighbours.
+    // Keep the span's oldest groups until a marker fits between its neighbours. Once a marker or summary is
+    // above (it names the earlier spans), a step is not kept only to make room for another marker message
+    // when a neighbour can carry the marker text: keeping steps can leave a feasible budget unmet.
     let role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
+    const markerAbove = output.some(isMarker);
     while (role === undefined && spanStart < spanEnd - 1) {
+      const oldest = messages[groups[spanStart]!.start]!;
+      if (
+        markerAbove &&
+        oldest.role !== 'user' &&
+        neighbourTakesMarker(output, messages, groups[spanEnd], context)
+      )
+        break;
       dropped.delete(spanStart);
       blocked.add(spanStart);
       pushGroup(output, messages, groups[spanStart]!, pendingFolds);
@@ -402,6 +413,20 @@ function foldAction(
     tokensAfter: context.accountant.countMessage(folded),
     description: `put the marker of ${spanHandle} into ${message.role} message ${message.id}: no separate marker fits there`,
   };
+}
+
+/** Whether the message before a span (in the output so far) or the one after it can carry its marker text. */
+function neighbourTakesMarker(
+  output: readonly IdentifiedMessage[],
+  messages: readonly IdentifiedMessage[],
+  after: Group | undefined,
+  context: StrategyContext,
+): boolean {
+  const next = messages[after?.start ?? messages.length];
+  const previous = output.at(-1);
+  return (
+    (next !== undefined && canFold(next, context)) || (previous !== undefined && canFold(previous, context))
+  );
 }
 
 function canFold(message: IdentifiedMessage, context: StrategyContext): boolean {

@@ -55,8 +55,8 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '6c0a4e8b5d13d83a3e4075f9178ae608', archive: 'b95f9fd5fceda3bdcb5e5ff54911e59a' },
-  '0.1': { result: 'fb674f86b12f13069e02f00d06034c4d', archive: '345d593e751200a060fe806017be89d2' },
+  '0.05': { result: '91fda5c9f443f1b1c944cfcafb68ca00', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: 'af6e1e78308d8940e7f8f26da26389c5', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
   '0.15': { result: 'a5331e86bf9d069ae8ea99281d7de096', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
   '0.2': { result: '3f05fa13a8c53a1104a0caf34f1f1311', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: '315e25fa01ba49afaa9faa360e5310fd', archive: '2979830700037a0976744d36e96b2eba' },
@@ -72,11 +72,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '5d2d7ec4ff81ee104a77a162da5da2d4',
+    result: 'b15d5e8afd1f65eb6b456f8723e12c2d',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '8b243ab9d3249590f5639ca78b83e99d',
+    result: '9b92f42f310e7e1f3b03bd37febb10d0',
     archive: 'bb9dba7288be89324578c05d32c77bb3',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
