@@ -85,6 +85,7 @@ describe('foldIntoSummary in compact', () => {
     let messages = compact(input, { budgetTokens, ...engine, archive }).messages as Message[];
     soleSummary(messages as IdentifiedMessage[]);
     let foldedMarkers = 0;
+    let merges = 0;
     for (let step = 0; step < 40; step++) {
       const output = `Run ${step}: 12 passed, 1 failed\n${'ok '.repeat(120)}`;
       const next = createConversationBuilder()
@@ -98,9 +99,15 @@ describe('foldIntoSummary in compact', () => {
       const folded = result.report.actions.filter((action) => action.type === 'fold-marker');
       for (const action of folded) expect(record.handles).toContain(action.handle);
       foldedMarkers += folded.length;
+      if (result.report.actions.some((action) => action.type === 'merge-summary')) {
+        merges++;
+        // A merge leaves headroom, so that the next steps fit without another fold.
+        expect(result.report.tokensAfter).toBeLessThanOrEqual(budgetTokens - Math.floor(budgetTokens * 0.04));
+      }
       messages = result.messages as Message[];
     }
     expect(foldedMarkers).toBeGreaterThan(0);
+    expect(merges).toBeGreaterThan(0);
     const { record } = soleSummary(messages as IdentifiedMessage[]);
     // The steps that went are summarised, not only archived: each is in the record or still in the conversation.
     const commands = record.commands.join('\n');

@@ -58,8 +58,9 @@ const maxRounds = 10;
  * only one that rewrites them (the engine preserves them from every other strategy).
  *
  * Budget: turns are dropped to leave the summary room of up to `maxSummaryShare` of the budget (a few rounds);
- * the summary then fills the room left (turns go whole, so a drop may free more than its share) and is shrunk
- * until the whole fits, before giving up. Does nothing within budget.
+ * the summary then fills the room left (turns go whole, so a drop may free more than its share; a merge into
+ * an existing summary leaves 4% of the budget free for the steps an agent appends next) and is shrunk until
+ * the whole fits, before giving up. Does nothing within budget.
  */
 export function foldIntoSummary(
   options: FoldIntoSummaryOptions = {},
@@ -283,8 +284,10 @@ function foldOnce(
   settings.renderer = { record, taskKept, renderer, json: summaryJson };
   const render = (maxTokens: number) => renderer.render(maxTokens);
   const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
-  // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too.
-  let maxTokens = Math.max(1, room);
+  // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too,
+  // but for the headroom a merge leaves so that the next appended steps fit without another fold.
+  const headroom = existing === undefined ? 0 : Math.floor(budgetTokens * mergeHeadroomShare);
+  let maxTokens = Math.max(1, room - headroom);
   let summaryMessage = build(render(maxTokens));
   let final = place(summaryMessage);
   for (let attempt = 0; attempt < 6; attempt++) {
@@ -313,6 +316,13 @@ function foldOnce(
 }
 
 const archivedHandle = /archived: (h-[0-9a-f]+)/;
+
+/**
+ * Share of the budget a merge into an existing summary leaves free. A summary whose record wants more than
+ * the room fills it to the last token, and then every step an agent appends needs another fold (~17 ms at
+ * 250k tokens); with a few steps' worth of headroom, most appends need none.
+ */
+const mergeHeadroomShare = 0.04;
 
 /**
  * Restored tool messages by the message they restore, with the archive entries they were restored from: a
