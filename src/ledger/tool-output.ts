@@ -93,13 +93,9 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
       found.push(line);
     }
   let start = 0;
-  const length = text.length;
-  while (start < length && found.length < maxLines) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = length;
-    // Very long lines (minified output, JSON) are looked at through their head only.
-    const raw = text.slice(start, Math.min(end, start + 2000));
-    start = end + 1;
+  while (start < text.length && found.length < maxLines) {
+    const { raw, next } = lineAt(text, start);
+    start = next;
     if (raw.length < 3 || noiseLinePattern.test(raw)) continue;
     const matches = pattern.test(raw);
     const heading = errorHeadingPattern.test(raw);
@@ -123,6 +119,16 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
   return found;
 }
 
+/** Very long lines (minified output, JSON) are looked at through their head only. */
+const lineHeadChars = 2000;
+
+/** The line of `text` that starts at `start` (its head only) and where the next line starts. */
+function lineAt(text: string, start: number): { raw: string; next: number } {
+  let end = text.indexOf('\n', start);
+  if (end === -1) end = text.length;
+  return { raw: text.slice(start, Math.min(end, start + lineHeadChars)), next: end + 1 };
+}
+
 /**
  * The message that a bare error line leaves to the next line (the first non-blank one within a few lines):
  * that line, `'error line'` when it is an error line itself, or undefined when it locates rather than states
@@ -131,10 +137,8 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
 function messageAfter(text: string, from: number, pattern: RegExp): string | undefined {
   let start = from;
   for (let looked = 0; looked < messageLookahead && start < text.length; looked++) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const raw = text.slice(start, Math.min(end, start + 2000));
-    start = end + 1;
+    const { raw, next } = lineAt(text, start);
+    start = next;
     if (raw.trim() === '') continue;
     if (noiseLinePattern.test(raw) || locatingLinePattern.test(raw)) return undefined;
     return pattern.test(raw) || errorHeadingPattern.test(raw) ? 'error line' : raw.trim();
@@ -146,10 +150,8 @@ function messageAfter(text: string, from: number, pattern: RegExp): string | und
 export function firstMeaningfulLine(text: string, maxChars = 400): string | undefined {
   let start = 0;
   while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end === -1) end = text.length;
-    const raw = text.slice(start, Math.min(end, start + 2000));
-    start = end + 1;
+    const { raw, next } = lineAt(text, start);
+    start = next;
     if (raw.trim().length < 2 || noiseLinePattern.test(raw)) continue;
     const line = cleanErrorLine(raw, maxChars);
     if (line !== '') return line;
