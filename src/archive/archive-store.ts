@@ -27,6 +27,12 @@ export interface ArchiveStore {
   has(handle: string): boolean;
 }
 
+/** Hex digits of a content hash in a handle. */
+const handleHexChars = 20;
+
+/** Handles as `archiveHandle` makes them, to find them inside text (a stub, a note, what an agent passes). */
+export const handlePattern = new RegExp(`h-[0-9a-f]{${handleHexChars}}`, 'g');
+
 /** The handle of an original: depends on its kind and content only. */
 export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['content']): string {
   const first: unknown = Array.isArray(content) ? content[0] : undefined;
@@ -99,7 +105,7 @@ function contentHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['conten
     });
     hash.update(']');
   }
-  return `h-${hash.digest('hex').slice(0, 20)}`;
+  return `h-${hash.digest('hex').slice(0, handleHexChars)}`;
 }
 
 function serialisedItem(item: unknown): string {

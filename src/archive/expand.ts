@@ -1,10 +1,7 @@
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { toolOutputText } from '../messages/content.js';
 import type { JSONValue, Message, Part, ToolDefinition, ToolResultOutput } from '../messages/types.js';
-import type { ArchiveEntry, ArchiveStore } from './archive-store.js';
-
-/** Handles as `archiveHandle` makes them; used to find one inside whatever text an agent passes. */
-const handlePattern = /h-[0-9a-f]{20}/g;
+import { type ArchiveEntry, type ArchiveStore, handlePattern } from './archive-store.js';
 
 /**
  * The archived original behind a handle, exactly as stored.

@@ -1,4 +1,4 @@
-import type { ArchiveEntry, ArchiveStore } from '../../archive/archive-store.js';
+import { type ArchiveEntry, type ArchiveStore, handlePattern } from '../../archive/archive-store.js';
 import { hashText } from '../../internal/hash.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
@@ -172,14 +172,14 @@ function foldOnce(
   const existingMessage = existingIndex === -1 ? undefined : output[existingIndex];
   const existing = parseAnchoredSummary(existingMessage?.metadata?.summary);
   const known = new Set(existing?.handles ?? []);
-  const markerIndexes: number[] = [];
+  let firstMarkerIndex: number | undefined;
   // Dropped spans by where they were: a marker message, or a marker put into a neighbouring message (when
   // no message fits between the span's neighbours, as when one step goes from a run of tool calls).
   const spans: Array<{ index: number; handle: string }> = [];
   output.forEach((message, index) => {
     const handle = message.metadata?.handle;
     if (isDropMarker(message) && typeof handle === 'string' && !known.has(handle)) {
-      markerIndexes.push(index);
+      firstMarkerIndex ??= index;
       spans.push({ index, handle });
     }
   });
@@ -233,7 +233,7 @@ function foldOnce(
   const record: AnchoredSummary = existing === undefined ? update : mergeAnchoredSummary(existing, update);
 
   // Where the summary goes: in place of the existing summary, or of the first new marker.
-  const targetIndex = existingIndex !== -1 ? existingIndex : markerIndexes[0]!;
+  const targetIndex = existingIndex !== -1 ? existingIndex : firstMarkerIndex!;
   const target = output[targetIndex]!;
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task message kept verbatim above: the intent only needs to point at it.
@@ -389,8 +389,6 @@ function restoreOriginals(
   });
 }
 
-/** A handle in a text: a shortened text names its original's (`full text: h-…`, `// … 14 lines elided [h-…]`). */
-const textHandle = /\bh-[0-9a-f]{20}\b/g;
 /** A text shortened by one strategy can be shortened again by another: at most this many layers are undone. */
 const maxTextLayers = 3;
 
@@ -413,26 +411,7 @@ function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): Identi
   }
   const known = restoredOf.get(message);
   if (known !== undefined) return known;
-  const original = (text: string): string => {
-    let current = text;
-    for (let layer = 0; layer < maxTextLayers && current.includes('h-'); layer++) {
-      let found: string | undefined;
-      for (const match of current.matchAll(textHandle)) {
-        const entry = archive.get(match[0]);
-        if (
-          entry?.kind === 'text' &&
-          typeof entry.content === 'string' &&
-          entry.messageIds.includes(message.id)
-        ) {
-          found = entry.content;
-          break;
-        }
-      }
-      if (found === undefined) break;
-      current = found;
-    }
-    return current;
-  };
+  const original = (text: string) => originalText(text, message.id, archive);
   let restored = message;
   if (typeof message.content === 'string') {
     const text = original(message.content);
@@ -448,6 +427,23 @@ function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): Identi
   }
   restoredOf.set(message, restored);
   return restored;
+}
+
+/**
+ * The text a shortened text of message `messageId` was made from: a shortened text names its original by the
+ * handle in its note (`full text: h-…`, `// … 14 lines elided [h-…]`); `text` itself when it names none.
+ */
+function originalText(text: string, messageId: string, archive: ArchiveStore): string {
+  let current = text;
+  for (let layer = 0; layer < maxTextLayers && current.includes('h-'); layer++) {
+    const entry = current
+      .match(handlePattern)
+      ?.map((handle) => archive.get(handle))
+      .find((candidate) => candidate?.kind === 'text' && candidate.messageIds.includes(messageId));
+    if (typeof entry?.content !== 'string') break;
+    current = entry.content;
+  }
+  return current;
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
