@@ -418,37 +418,34 @@ function locationsOf(message: IdentifiedMessage): readonly string[] {
   return facts.locations;
 }
 
-function citedLocations(message: IdentifiedMessage): string[] {
+/**
+ * The texts of a message: its text parts (and reasoning, with `withReasoning`), the string values of its tool
+ * calls' inputs, and its tool results (a sub-agent's report among them).
+ */
+function textsOfMessage(message: IdentifiedMessage, withReasoning: boolean): string[] {
+  if (typeof message.content === 'string') return [message.content];
   const texts: string[] = [];
-  if (typeof message.content === 'string') texts.push(message.content);
-  else
-    for (const part of message.content) {
-      if (part.type === 'text') texts.push(part.text);
-      else if (part.type === 'tool-call')
-        texts.push(...(typeof part.input === 'string' ? [part.input] : jsonStrings(part.input)));
-      // A sub-agent's report: its prose.
-      else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
-    }
+  for (const part of message.content) {
+    if (part.type === 'text' || (withReasoning && part.type === 'reasoning')) texts.push(part.text);
+    else if (part.type === 'tool-call')
+      texts.push(...(typeof part.input === 'string' ? [part.input] : jsonStrings(part.input)));
+    else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
+  }
+  return texts;
+}
+
+function citedLocations(message: IdentifiedMessage): string[] {
   const locations: string[] = [];
   // Most texts cite nothing: a colon followed by a digit comes before the pattern.
-  for (const text of texts)
+  for (const text of textsOfMessage(message, false))
     if (/:\d/.test(text)) for (const match of text.matchAll(locationPattern)) locations.push(match[0]);
   return locations;
 }
 
 function linesOfMessage(message: IdentifiedMessage): string[] {
-  const texts: string[] = [];
-  if (typeof message.content === 'string') texts.push(message.content);
-  else
-    for (const part of message.content) {
-      if (part.type === 'text' || part.type === 'reasoning') texts.push(part.text);
-      else if (part.type === 'tool-call')
-        texts.push(typeof part.input === 'string' ? part.input : jsonStrings(part.input).join('\n'));
-      else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
-    }
   const lines: string[] = [];
   // Split at \n alone: trimming drops the \r of a \r\n.
-  for (const text of texts)
+  for (const text of textsOfMessage(message, true))
     for (const line of text.split('\n')) {
       const trimmed = line.trim();
       if (trimmed.length < 12 || stubLine.test(trimmed)) continue;
