@@ -116,10 +116,11 @@ const maxRounds = 3;
  *
  * Over budget, the recent turns are kept only while they take at most `recentTurnsMaxShare` of the room (at
  * least the last one is). When what must be kept is larger than the budget, `strict` throws a
- * `budget-exceeded` PrecisError; otherwise the preservation is relaxed until the budget holds (one recent turn, then the task message
- * compressible, then the last turn unless `lastTurnCompressible` is false; reported in
- * `report.relaxedPreservation` with a `compact-warning`), and if even that cannot fit (the system prompt and
- * pinned messages are never compressed), the smallest valid result comes back with a `compact-warning`.
+ * `budget-exceeded` PrecisError; otherwise the preservation is relaxed until the budget holds (one recent
+ * turn, then the task message compressible, then the last turn unless `lastTurnCompressible` is false;
+ * reported in `report.relaxedPreservation` with a `compact-warning`), and if even that cannot fit (the system
+ * prompt and pinned messages are never compressed), the smallest valid result comes back with a
+ * `compact-warning`.
  *
  * @throws InvalidMessageError when the input is not a conversation or a message array
  * @throws InvalidArgumentError when an option is out of range
@@ -546,8 +547,8 @@ function checkOptions(
  * Ids of the messages no strategy may touch: the system prompt (the system messages that open the
  * conversation; a later system message, such as an importer's session banner, is content), the first user
  * message (the task; markers, repair placeholders, in-context demonstrations and harness notes do not count,
- * so a second pass picks the same one), pinned messages and the last `keepRecentTurns` turns, the boundary moved back so a
- * tool call stays with its results.
+ * so a second pass picks the same one), pinned messages and the last `keepRecentTurns` turns, the boundary
+ * moved back so a tool call stays with its results.
  */
 export function preservedMessageIds(
   messages: readonly IdentifiedMessage[],

@@ -82,7 +82,10 @@ export interface LedgerError {
   count: number;
   /** Messages it appeared in, distinct, first ones first (at most `maxErrorMessageIds`). */
   messageIds: string[];
-  /** Where it came from on first sight: the command, `Tool path`, `user` (pasted) or `assistant` (quoted in a code block). */
+  /**
+   * Where it came from on first sight: the command, `Tool path`, `user` (pasted) or `assistant` (quoted in a
+   * code block).
+   */
   source: string;
 }
 

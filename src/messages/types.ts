@@ -100,7 +100,7 @@ export interface MessageMetadata {
   handle?: string;
   /**
    * An in-context demonstration: a worked example a framework put before the task (SWE-agent's `is_demo`
-   * turns, OpenHands' in-context example). Not the user's task and not this session's work.
+   * turns). Not the user's task and not this session's work.
    */
   demo?: boolean;
   /**

@@ -73,10 +73,10 @@ export function commandResultLines(
 }
 
 /**
- * The output's value and tally lines (the first `maxKeyValueLines`), then its last line (none when a harness cut
- * the output short there): of its lines (split at
- * \n alone: trimming drops the \r of a \r\n) that say something (`isResultLine`). Read from the start only
- * until the value lines are found, and from the end for the last line: a long log is not split whole.
+ * The output's value and tally lines (the first `maxKeyValueLines`), then its last line (none when a harness
+ * cut the output short there): of its lines (split at \n alone: trimming drops the \r of a \r\n) that say
+ * something (`isResultLine`). Read from the start only until the value lines are found, and from the end for
+ * the last line: a long log is not split whole.
  */
 function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   const chosen: string[] = [];

@@ -37,8 +37,9 @@ const strategyName = 'drop-oldest-turns';
  * span's oldest group is kept (so a user request survives next to its marker) and placement is tried again;
  * as a last resort the marker text is put at the start of the next message (or the end of the previous one)
  * when that message is not preserved. Below an earlier marker or summary, an agent step is not kept for a
- * marker's sake: the marker text goes into a neighbour first. The result is checked with `validateMessages` for every provider; if
- * the input was valid and the result is not, `repairMessages` fixes it and a warning says so.
+ * marker's sake: the marker text goes into a neighbour first. The result is checked with `validateMessages`
+ * for every provider; if the input was valid and the result is not, `repairMessages` fixes it and a warning
+ * says so.
  *
  * Does nothing when the conversation is within budget.
  */
