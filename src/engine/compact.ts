@@ -38,7 +38,11 @@ export interface CompactOptions {
    * @default 2
    */
   keepRecentTurns?: number;
-  /** Keep the first user message (the task) byte-identical. @default true */
+  /**
+   * Keep the first user message (the task) byte-identical. What a framework put in front of its request (an
+   * in-context example, harness notes: `metadata.requestPart`) may still be archived behind a stub.
+   * @default true
+   */
   preserveFirstUserMessage?: boolean;
   /** The pipeline, run in order until the budget holds. @default defaultStrategies() */
   strategies?: Strategy[];
@@ -108,8 +112,9 @@ export interface CompactResult {
 const maxRounds = 3;
 
 /**
- * Compacts a conversation to `budgetTokens`: assigns ids, keeps the system prompt, the first user message,
- * pinned messages and the last `keepRecentTurns` turns byte-identical, runs the strategies in order until
+ * Compacts a conversation to `budgetTokens`: assigns ids, keeps the system prompt, the first user message (its
+ * request: an example in front of it may be archived), pinned messages and the last `keepRecentTurns` turns
+ * byte-identical, runs the strategies in order until
  * the budget holds, then repairs the result for `provider` and checks the budget again (repairs are
  * reported). Deterministic for the same input and options, and idempotent: compacting the result again under
  * the same options changes nothing.

@@ -14,6 +14,7 @@ import { pruneCodeBodies } from '../strategies/prune-code-bodies/prune-code-bodi
 import { removeFiller } from '../strategies/remove-filler/remove-filler.js';
 import type { AnyStrategy, AsyncStrategy, Strategy } from '../strategies/strategy.js';
 import { stripReasoning } from '../strategies/strip-reasoning/strip-reasoning.js';
+import { stubDemonstrations } from '../strategies/stub-demonstrations/stub-demonstrations.js';
 import { stubToolOutputs } from '../strategies/stub-tool-outputs/stub-tool-outputs.js';
 
 /**
@@ -27,6 +28,7 @@ const factories = {
   'strip-reasoning': () => stripReasoning({ keepRecentTurns: 0 }),
   'remove-filler': () => removeFiller(),
   'compact-json-outputs': () => compactJsonOutputs({ minTokens: 50 }),
+  'stub-demonstrations': () => stubDemonstrations(),
   'stub-tool-outputs': () => stubToolOutputs({ minTokens: 100, keepRecentTurns: 0 }),
   deduplicate: () => deduplicate({ minTokens: 100, keepRecentTurns: 0 }),
   'extractive-prose': () => extractiveProse({ minTokens: 200, keepRecentTurns: 0 }),
@@ -69,6 +71,7 @@ export const defaultStrategyNames: readonly StrategyName[] = [
   'strip-reasoning',
   'remove-filler',
   'compact-json-outputs',
+  'stub-demonstrations',
   'stub-tool-outputs',
   'deduplicate',
   'extractive-prose',
@@ -82,7 +85,8 @@ export const defaultLlmStrategyNames: readonly (StrategyName | LlmStrategyName)[
 );
 
 /**
- * The default pipeline: strip old reasoning, remove filler, compact JSON outputs, stub large tool outputs, stub
+ * The default pipeline: strip old reasoning, remove filler, compact JSON outputs, archive in-context examples
+ * and harness notes in front of the task, stub large tool outputs, stub
  * near-duplicates, shorten long prose, prune code bodies, and as a last resort drop the oldest turns, folding
  * them into one anchored summary (`foldIntoSummary`, which runs `dropOldestTurns` and gives the summary up to
  * 65% of the budget). Every strategy stops as soon as the budget holds.

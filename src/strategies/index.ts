@@ -94,6 +94,11 @@ export {
   stripThinkingTags,
 } from './strip-reasoning/strip-reasoning.js';
 export {
+  demonstrationStubPrefix,
+  preambleStubPrefix,
+  stubDemonstrations,
+} from './stub-demonstrations/stub-demonstrations.js';
+export {
   type StubToolOutputsOptions,
   stubToolOutputs,
   toolOutputStub,

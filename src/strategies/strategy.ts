@@ -6,7 +6,8 @@ import type { TokenAccountant } from '../tokens/index.js';
  * The contract every compression strategy implements: a pure, synchronous, deterministic function from a
  * conversation and a context to a smaller conversation, the actions it took and the warnings it has. The engine
  * runs strategies cheapest and most faithful first and stops when the budget holds; a strategy never imports an
- * LLM adapter and never touches a preserved message.
+ * LLM adapter and never touches a preserved message, with one exception: `stub-demonstrations` may archive
+ * what a framework put in front of a request (`metadata.requestPart`), never the request itself.
  */
 export interface StrategyContext {
   /** Total tokens the conversation should fit in (as counted by `accountant.countConversation`). */
@@ -14,7 +15,10 @@ export interface StrategyContext {
   accountant: TokenAccountant;
   /** Where every original that is stubbed, shortened or dropped goes. */
   archive: ArchiveStore;
-  /** Ids of messages that must come out byte-identical (system prompt, first task, pinned, recent turns). */
+  /**
+   * Ids of messages that must come out byte-identical (system prompt, first task, pinned, recent turns); of a
+   * user message with `metadata.requestPart`, its request.
+   */
   preservedIds: ReadonlySet<string>;
 }
 

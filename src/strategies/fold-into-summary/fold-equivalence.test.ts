@@ -12,7 +12,8 @@ import { importTranscript } from '../../transcripts/import-transcript.js';
 // Golden digests of `compact()` outputs: fold-into-summary's caches must not change a byte of the messages,
 // actions, warnings or archive. Taken from the unoptimised code, then regenerated for deliberate changes (the
 // summary's "Command results" section; the summary using room a drop freed beyond its share; tally lines and git
-// state among command results, sub-agent reports read as prose). The archive digests did not move. A change that
+// state among command results, sub-agent reports read as prose; the stub-demonstrations step in the report, and
+// OpenHands' example archived). The archive digests moved only for the example's archiving. A change that
 // is meant to alter output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests
 // are stored here, never the shared sessions' content.
 
@@ -55,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '91fda5c9f443f1b1c944cfcafb68ca00', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: 'af6e1e78308d8940e7f8f26da26389c5', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: 'a5331e86bf9d069ae8ea99281d7de096', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '3f05fa13a8c53a1104a0caf34f1f1311', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '315e25fa01ba49afaa9faa360e5310fd', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: 'e0444661a7ea83371f14093bb0d42eb5', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: 'c9650945aae78ce131ffadc46fd7f980', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '4f38ab2027b3ecf5e89868f39be865e9', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '8b782742d3ed0230253593c64cd0d3db', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '4940ed0b4d52496fe2dd9cdc08819171', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'ee364b7aaca1333fd7d3e60fdd37e8e7',
+    result: 'f803594a42792814d1c67673f96a4b69',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '86d2883f1beb8f994477d3e9f3a6e5e7',
+    result: '5ac013bc90d7bdaa7c85c5db20da03ba',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'b15d5e8afd1f65eb6b456f8723e12c2d',
+    result: 'e35c27606bdf007f34cafe1c9091298b',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '9b92f42f310e7e1f3b03bd37febb10d0',
-    archive: 'bb9dba7288be89324578c05d32c77bb3',
+    result: '73f70e5c88dc7c177262f2d9171dc3e5',
+    archive: '33b6befe4404b6d88a26298c12351d70',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '5876c7d2a1471507cda26b833f14f2eb',
+    result: 'a5bc1b59b40f9ac9bb0dc68a8b4fc1a8',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };

@@ -14,7 +14,7 @@ import { toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type { Message } from '../../messages/types.js';
 import { repairMessages } from '../../messages/validate/index.js';
 import type { ImportOptions } from '../transcript-importer.js';
-import { openHandsImporter, parseTextFunctionCall } from './openhands-importer.js';
+import { openHandsImporter, parseTextFunctionCall, splitInContextExample } from './openhands-importer.js';
 
 const fixture = (name: string) => readFileSync(join(import.meta.dirname, 'fixtures', name), 'utf8');
 const otherFixture = (format: string, name: string) =>
@@ -121,12 +121,19 @@ describe('openHandsImporter.parse: text function calling', () => {
     expect(messages[5]!.metadata?.exitCode).toBeUndefined();
   });
 
-  it('leaves the in-context example and the annotation slots alone', () => {
-    expect(messages[1]).toMatchObject({ role: 'user', metadata: { record: 1 } });
-    expect(messages[1]!.content).toContain(
-      '<function=execute_bash>\n<parameter=command>\ndate\n</parameter>',
+  it('splits the in-context example from the task, byte for byte, and leaves the annotation slots alone', () => {
+    expect(messages[1]).toMatchObject({ role: 'user', metadata: { record: 1, requestPart: 1 } });
+    const [example, request] = messages[1]!.content as Array<{ type: 'text'; text: string }>;
+    // The example stays text (its <function= blocks were never calls) and ends with its closing line.
+    expect(example!.text).toContain('<function=execute_bash>\n<parameter=command>\ndate\n</parameter>');
+    expect(example!.text.startsWith("Here's a running example")).toBe(true);
+    expect(example!.text.endsWith('--------------------- END OF EXAMPLE ---------------------\n\n')).toBe(
+      true,
     );
-    expect(messages[1]!.content).toContain('"Entkalken!" twice — once is enough. 🫖');
+    expect(request!.text.startsWith('--------------------- NEW TASK DESCRIPTION')).toBe(true);
+    expect(request!.text).toContain('"Entkalken!" twice — once is enough. 🫖');
+    const raw = JSON.parse(fixture('text-calls.json')).messages[1].content;
+    expect(example!.text + request!.text).toBe(raw);
     expect(JSON.stringify(messages)).not.toContain('contentClassification');
     expect(messages[0]).toMatchObject({ role: 'system' });
   });
@@ -302,6 +309,16 @@ describe('openHandsImporter.parse: abrupt ends and bad input', () => {
 });
 
 describe('parseTextFunctionCall', () => {
+  it('splits an example only when it is closed and a request follows it', () => {
+    const example = '--- START OF EXAMPLE ---\nUSER: hi\n--- END OF EXAMPLE ---\n';
+    expect(splitInContextExample(`${example}\n\nFix it.`)).toEqual([`${example}\n\n`, 'Fix it.']);
+    expect(splitInContextExample(example)).toBeUndefined();
+    expect(splitInContextExample('--- START OF EXAMPLE ---\nUSER: hi, no end')).toBeUndefined();
+    // An end line without a start is the task quoting it, not an example.
+    expect(splitInContextExample('Task\n--- END OF EXAMPLE ---\nmore')).toBeUndefined();
+    expect(splitInContextExample('Fix it.')).toBeUndefined();
+  });
+
   it('reads name, parameters and the text around the block', () => {
     expect(
       parseTextFunctionCall(

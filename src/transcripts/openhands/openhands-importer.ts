@@ -10,7 +10,8 @@
  *   `EXECUTION RESULT of [name]:`, is the observation. Only the first block of a reply is a call (OpenHands runs
  *   one per message); values are kept byte for byte as strings. The in-context example and the tool
  *   specification (in the system and first user message) contain `<function=` blocks that were never calls:
- *   only assistant messages are parsed, so they stay text.
+ *   only assistant messages are parsed, so they stay text. The example is the first message's first text
+ *   part, the task its second (`metadata.requestPart`: see `splitInContextExample`).
  *
  * The dumps end where the run stopped: on a tool result at the iteration cap, or on a call without a result.
  */
@@ -51,6 +52,25 @@ const format = 'openhands';
 const observationPrefix = 'EXECUTION RESULT of [';
 
 type Loose = Record<string, unknown>;
+
+// ---------------------------------------------------------------------------------------------------------------
+// The in-context example
+
+const exampleEnd = /^-{3,} END OF EXAMPLE -{3,}[ \t]*(?:\n|$)/m;
+
+/**
+ * OpenHands puts a worked example in front of the first task, in the same message (`… START OF EXAMPLE …`
+ * `… END OF EXAMPLE …`, then the task). Split there, the example and the task are two text parts of one
+ * message whose request starts at the second (`metadata.requestPart`), so the task is what is preserved and
+ * summarised, and the example can be archived; joined, the parts are the message byte for byte.
+ */
+export function splitInContextExample(text: string): [example: string, request: string] | undefined {
+  const end = exampleEnd.exec(text);
+  if (end === null || !text.slice(0, end.index).includes('START OF EXAMPLE')) return undefined;
+  let split = end.index + end[0].length;
+  while (text[split] === '\n') split++;
+  return split < text.length ? [text.slice(0, split), text.slice(split)] : undefined;
+}
 
 // ---------------------------------------------------------------------------------------------------------------
 // Text function calling
@@ -276,7 +296,13 @@ function importRecord(
             context.ignore('empty-message');
             return;
           }
-          builder.user(text, metadata);
+          const example = splitInContextExample(text);
+          if (example === undefined) builder.user(text, metadata);
+          else
+            builder.user(
+              example.map((part) => ({ type: 'text', text: part })),
+              { ...metadata, requestPart: 1 },
+            );
         } else {
           // Part lists keep their images and cache hints.
           const message = fromOpenAIMessage(raw, record) as UserMessage;

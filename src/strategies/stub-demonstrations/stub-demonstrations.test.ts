@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
+import { createMemoryArchive } from '../../archive/archive-store.js';
+import { expand } from '../../archive/expand.js';
+import { InvalidArgumentError } from '../../errors/index.js';
+import { requestOnly } from '../../messages/content.js';
+import { assignIds } from '../../messages/ids.js';
+import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
+import { assistantMessage, userMessage } from '../../testing/message-builders.js';
+import { createTokenAccountant } from '../../tokens/index.js';
+import type { StrategyContext } from '../strategy.js';
+import { demonstrationStubPrefix, preambleStubPrefix, stubDemonstrations } from './stub-demonstrations.js';
+
+const accountant = createTokenAccountant();
+const example = `Here's a running example.\n--- START OF EXAMPLE ---\n${Array.from(
+  { length: 60 },
+  (_, index) => `USER: step ${index}\nASSISTANT: <function=execute_bash>ls dir${index}</function>`,
+).join('\n')}\n--- END OF EXAMPLE ---\n\n`;
+const task = 'Fix the descale reminder in src/kettle.ts; it shows "Entkalken!" twice.';
+
+function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
+  return {
+    budgetTokens: 0,
+    accountant,
+    archive: createMemoryArchive(),
+    preservedIds: new Set(),
+    ...overrides,
+  };
+}
+
+function withExample(): IdentifiedMessage[] {
+  return assignIds([
+    { role: 'system', content: 'You are an agent.' },
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: example },
+        { type: 'text', text: task },
+      ],
+      metadata: { origin: 'openhands', requestPart: 1 },
+    },
+    assistantMessage('Looking at src/kettle.ts.'),
+  ]);
+}
+
+describe('stubDemonstrations', () => {
+  it('archives the example in front of a preserved task and keeps the request byte-identical', () => {
+    const messages = withExample();
+    const context = contextFor({ preservedIds: new Set([messages[1]!.id]) });
+    const result = stubDemonstrations().apply(messages, context);
+    const stubbed = result.messages[1]!;
+    expect(stubbed.id).toBe(messages[1]!.id);
+    expect(stubbed.metadata).toEqual({ origin: 'openhands', requestPart: 1 });
+    const [stub, ...request] = stubbed.content as Part[];
+    expect(request).toEqual([{ type: 'text', text: task }]);
+    expect(requestOnly(stubbed).content).toEqual(requestOnly(messages[1]!).content);
+    expect(stub).toEqual({
+      type: 'text',
+      text: expect.stringMatching(/^\[text before the request archived: h-[0-9a-f]{20} · \d+ tokens\]$/),
+    });
+    expect((stub as { text: string }).text.startsWith(preambleStubPrefix)).toBe(true);
+    // The rest is untouched, the same objects.
+    expect(result.messages[0]).toBe(messages[0]);
+    expect(result.messages[2]).toBe(messages[2]);
+    const [action] = result.actions;
+    expect(action).toMatchObject({
+      type: 'stub-demonstration',
+      strategy: 'stub-demonstrations',
+      messageIds: [messages[1]!.id],
+      description: expect.stringContaining('1 part before the request'),
+    });
+    expect(action!.tokensAfter).toBeLessThan(action!.tokensBefore - 500);
+    // The stub names the handle that gives the original message back.
+    expect((stub as { text: string }).text).toContain(action!.handle!);
+    expect(expand(context.archive, action!.handle!).content).toEqual([messages[1]]);
+  });
+
+  it('counts the archived tokens in the stub, and does nothing more on a second pass', () => {
+    const messages = withExample();
+    const context = contextFor();
+    const first = stubDemonstrations().apply(messages, context);
+    const tokens = accountant.countText(example);
+    expect(JSON.stringify(first.messages[1]!.content)).toContain(`· ${tokens} tokens]`);
+    const again = stubDemonstrations().apply(first.messages, context);
+    expect(again.actions).toEqual([]);
+    expect(again.messages).toEqual(first.messages);
+  });
+
+  it('archives demonstration messages that are not preserved and hold only text', () => {
+    const demo = (message: Message): Message => ({ ...message, metadata: { demo: true } });
+    const messages = assignIds([
+      demo(userMessage(example)),
+      demo(assistantMessage(`DISCUSSION\n${example}`)),
+      userMessage(task),
+      assistantMessage('On it.'),
+    ]);
+    const result = stubDemonstrations().apply(messages, contextFor());
+    expect(result.actions.map((action) => action.messageIds[0])).toEqual([messages[0]!.id, messages[1]!.id]);
+    for (const index of [0, 1]) {
+      expect(result.messages[index]).toMatchObject({ role: messages[index]!.role, metadata: { demo: true } });
+      expect(result.messages[index]!.content).toMatch(
+        /^\[in-context demonstration archived: h-[0-9a-f]{20} · \d+ tokens\]$/,
+      );
+      expect((result.messages[index]!.content as string).startsWith(demonstrationStubPrefix)).toBe(true);
+    }
+    expect(result.messages.slice(2)).toEqual(messages.slice(2));
+
+    // Preserved, pinned or holding a tool call: left alone.
+    const preserved = stubDemonstrations().apply(
+      messages,
+      contextFor({ preservedIds: new Set([messages[0]!.id, messages[1]!.id]) }),
+    );
+    expect(preserved.actions).toEqual([]);
+    const pinned = assignIds([{ ...withExample()[1]!, metadata: { requestPart: 1, pinned: true } }]);
+    expect(stubDemonstrations().apply(pinned, contextFor()).actions).toEqual([]);
+    const calling = assignIds([
+      demo(
+        assistantMessage([
+          { type: 'text', text: example },
+          { type: 'tool-call', toolCallId: 'c1', toolName: 'bash', input: { command: 'ls' } },
+        ]),
+      ),
+    ]);
+    expect(stubDemonstrations().apply(calling, contextFor()).actions).toEqual([]);
+  });
+
+  it('leaves short notes, conversations within budget and requests without a preamble alone', () => {
+    const notes = assignIds([
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'text',
+            text: 'Caveat: the messages below were generated by the user running local commands.',
+          },
+          { type: 'text', text: task },
+        ],
+        metadata: { requestPart: 1 },
+      },
+    ]);
+    expect(stubDemonstrations().apply(notes, contextFor()).actions).toEqual([]);
+    // A lower threshold takes them too, when the stub is shorter.
+    const long = assignIds([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Caveat: '.repeat(40) },
+          { type: 'text', text: task },
+        ],
+        metadata: { requestPart: 1 },
+      },
+    ]);
+    expect(stubDemonstrations({ minTokens: 10 }).apply(long, contextFor()).actions).toHaveLength(1);
+
+    const messages = withExample();
+    const total = accountant.countConversation(messages).totalTokens;
+    const within = stubDemonstrations().apply(messages, contextFor({ budgetTokens: total }));
+    expect(within.actions).toEqual([]);
+    expect(within.messages).toEqual(messages);
+
+    const plain = assignIds([userMessage(example + task), assistantMessage('ok')]);
+    expect(stubDemonstrations().apply(plain, contextFor()).actions).toEqual([]);
+    // requestPart pointing past the parts is not a preamble.
+    const pastEnd = assignIds([{ ...withExample()[1]!, metadata: { requestPart: 2 } }]);
+    expect(stubDemonstrations().apply(pastEnd, contextFor()).actions).toEqual([]);
+  });
+
+  it('rejects a bad minTokens, naming the option', () => {
+    for (const minTokens of [-1, 1.5, Number.NaN])
+      expect(() => stubDemonstrations({ minTokens })).toThrow(InvalidArgumentError);
+    expect(() => stubDemonstrations({ minTokens: -1 })).toThrow(/minTokens/);
+  });
+
+  it('keeps the strategy invariants on generated conversations', () => {
+    checkStrategyInvariants(stubDemonstrations(), { conversations: richConversation() });
+    checkStrategyInvariants(stubDemonstrations({ minTokens: 0 }), {
+      conversations: richConversation(),
+      numRuns: 60,
+    });
+  });
+});
