@@ -41,7 +41,7 @@ const commands: Record<string, Command> = {
   eval: {
     summary: 'probe-based evaluation: which facts survive compression, next to plain truncation',
     usage:
-      'precis eval <file...> (--probes DIR | --generate) --budget N%[,M%] [--strategies a,b] [--points 0.5,1] [--judge SPEC] [--concurrency N] [--cache FILE] [--json [FILE]] [--markdown FILE] [--report FILE.html] [--min-pass X] [--from F] [--strict]',
+      'precis eval <file...> (--probes DIR | --generate) --budget N%[,M%] [--strategies a,b] [--points 0.5,1] [--judge SPEC] [--concurrency N] [--cache FILE] [--json] [--markdown FILE] [--report FILE.html] [--min-pass X] [--from F] [--strict]',
     load: () => import('./commands/eval.js'),
   },
 };
