@@ -212,6 +212,33 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands.join('\n')).toContain(command);
   });
 
+  it('says how a command ended only when the transcript shows it', () => {
+    const calls = [
+      toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),
+      toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-2'),
+      toolCall('Bash', { command: 'pnpm build' }, 'call-3'),
+      toolCall('Bash', { command: 'pnpm test' }, 'call-4'),
+    ];
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Set the project up.'),
+        assistantMessage(calls),
+        toolMessage(
+          // A SpecStory export without the terminal output, then outputs with an exit status.
+          toolResult(calls[0]!, { type: 'text', value: '[no output in the SpecStory export]' }),
+          toolResult(calls[1]!, { type: 'text', value: '[no output in the SpecStory export]' }),
+          toolResult(calls[2]!, { type: 'text', value: 'built in 2.1s\nexit code 0' }),
+          toolResult(calls[3]!, { type: 'error-text', value: 'FAIL src/a.test.ts\nexit code 1' }),
+        ),
+      ]),
+    );
+    expect(summary.commands).toEqual([
+      '`bun add commander` (2 runs)',
+      '`pnpm build` → ok',
+      '`pnpm test` → failed (exit 1)',
+    ]);
+  });
+
   it.each([
     ['a closing offer', 'Would you like me to add a test as well?'],
     [

@@ -670,7 +670,15 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
       command.status === 'failed'
         ? `failed${command.exitCode === undefined ? '' : ` (exit ${command.exitCode})`}`
         : command.status;
-    const line = `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))} → ${status}${command.runs > 1 ? `, ${command.runs} runs` : ''}`;
+    const runs = command.runs > 1 ? `${command.runs} runs` : '';
+    // An outcome the transcript does not show (SpecStory exports often leave it out) is not worth saying.
+    const outcome =
+      status === 'unknown'
+        ? runs === ''
+          ? ''
+          : ` (${runs})`
+        : ` → ${status}${runs === '' ? '' : `, ${runs}`}`;
+    const line = `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))}${outcome}`;
     pushUnique(summary.commands, line);
     if (command.failures > 0 && command.status === 'ok')
       pushUnique(

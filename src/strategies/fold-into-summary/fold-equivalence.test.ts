@@ -56,11 +56,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'e0444661a7ea83371f14093bb0d42eb5', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: 'c9650945aae78ce131ffadc46fd7f980', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '4f38ab2027b3ecf5e89868f39be865e9', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '8b782742d3ed0230253593c64cd0d3db', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '4940ed0b4d52496fe2dd9cdc08819171', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: 'a1161fc359a6dc215b9448a8d448811d', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: '059ea0e84b3d3f0d0ed738efb0c1e773', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: 'cf5e75fcbc171109eb9f83c2dce6b4c3', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: 'a5fd64c86507c6b6d5bd2e413946d1a0', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '69cc80a4fefb64829e76474c73bcfcee', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
@@ -77,11 +77,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '73f70e5c88dc7c177262f2d9171dc3e5',
+    result: '8bfacd91ee7d7d5e2737f8575bfcc587',
     archive: '33b6befe4404b6d88a26298c12351d70',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'a5bc1b59b40f9ac9bb0dc68a8b4fc1a8',
+    result: '61a534153c47a230edc7334002a0b862',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
