@@ -235,7 +235,7 @@ function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[]
   const facts = factsOf(message);
   // A todo list is the tasks section's: its items and statuses are not written code or scripts.
   facts.authored ??= toolCallsOf(message)
-    .filter((call) => todosOf(call.input).length === 0)
+    .filter((call) => !isTodoList(call.input))
     .map((call) => authoredLinesOf(call.input));
   return facts.authored;
 }
@@ -621,10 +621,14 @@ export function itemSalience(item: string): number {
   return Math.max(0.1, score) / Math.sqrt(text.length / 4 + 2);
 }
 
+/** Whether a tool call's input is a todo list (TodoWrite's `todos`): tasks, not code or scripts. */
+function isTodoList(input: unknown): boolean {
+  return typeof input === 'object' && input !== null && Array.isArray((input as { todos?: unknown }).todos);
+}
+
 function todosOf(input: unknown): SummaryTask[] {
-  if (typeof input !== 'object' || input === null) return [];
-  const todos = (input as { todos?: unknown }).todos;
-  if (!Array.isArray(todos)) return [];
+  if (!isTodoList(input)) return [];
+  const todos = (input as { todos: unknown[] }).todos;
   const tasks: SummaryTask[] = [];
   for (const todo of todos) {
     if (typeof todo !== 'object' || todo === null) continue;

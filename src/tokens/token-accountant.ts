@@ -411,12 +411,17 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
    */
   function tallyOfCountedParts(message: Message, index: number | undefined): MessageTally | undefined {
     if (typeof message.content === 'string') return undefined;
-    if (!(message.content as readonly unknown[]).some((part) => countedPart(part) !== undefined))
-      return undefined;
-    return tallyMessage(message, index);
+    const known = (message.content as readonly unknown[]).map(countedPart);
+    if (known.every((tally) => tally === undefined)) return undefined;
+    return tallyMessage(message, index, known);
   }
 
-  function tallyMessage(message: Message, index: number | undefined): MessageTally {
+  /** `known`: the parts' earlier tallies when the caller has looked them up already. */
+  function tallyMessage(
+    message: Message,
+    index: number | undefined,
+    known?: ReadonlyArray<PartTally | undefined>,
+  ): MessageTally {
     const fail = (reason: string, path: string): never => {
       throw new InvalidMessageError(reason, index === undefined ? { path } : { index, path });
     };
@@ -431,9 +436,9 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       const path = `content[${position}]`;
       if (typeof part !== 'object' || part === null) fail('expected a content part object', path);
       const record = part as Record<string, unknown>;
-      const known = countedPart(record);
-      if (known !== undefined) {
-        addPart(tally, known);
+      const counted = known === undefined ? countedPart(record) : known[position];
+      if (counted !== undefined) {
+        addPart(tally, counted);
         continue;
       }
       const value = tallyPart(record, path, fail);
