@@ -290,7 +290,13 @@ describe('errors the conversation states outside tool outputs', () => {
             '~~~~text',
             'Error: first',
             '~~~~',
-            'Then `Error: inline` is not a block.',
+            'Then `Error: inline` is not a block. A longer fence closes a block too:',
+            '```',
+            'TypeError: x is undefined',
+            '````',
+            'Error: said in prose after that block',
+            '```',
+            'Error: in a block never closed',
           ].join('\n'),
         )
         .build(),
@@ -302,6 +308,7 @@ describe('errors the conversation states outside tool outputs', () => {
         'assistant',
       ],
       ['Error: first', 'assistant'],
+      ['TypeError: x is undefined', 'assistant'],
     ]);
   });
 });

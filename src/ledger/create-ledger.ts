@@ -1,4 +1,5 @@
 import { InvalidMessageError } from '../errors/index.js';
+import { fencedBlocks } from '../internal/markdown-fences.js';
 import { isDemonstration, isErrorOutput, toolOutputText } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
 import { roles } from '../messages/types.js';
@@ -372,13 +373,12 @@ export function createLedger(): Ledger {
   return ledger;
 }
 
-const fencedBlockPattern = /(?:^|\n) {0,3}(`{3,}|~{3,})[^\n`]*\n([\s\S]*?)\n {0,3}\1[ \t]*(?=\n|$)/g;
-
-/** The bodies of the fenced code blocks in the head of a markdown text. */
+/** The bodies of the closed fenced code blocks in the head of a markdown text. */
 function fencedBlocksOf(text: string): string[] {
-  if (!text.includes('```') && !text.includes('~~~')) return [];
   const head = text.length > referenceScanChars ? text.slice(0, referenceScanChars) : text;
-  return Array.from(head.matchAll(fencedBlockPattern), (match) => match[2]!);
+  return fencedBlocks(head)
+    .filter((block) => block.closed)
+    .map((block) => block.body);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { describeValue, isRecord } from '../internal/json-shapes.js';
+import { fencedBlocks } from '../internal/markdown-fences.js';
 import {
   type AssistantMessage,
   type IdentifiedMessage,
@@ -177,8 +178,6 @@ export function createRunningTotal(messages: readonly Message[], context: Strate
 /** A half-open range `[start, end)` of character offsets. */
 export type TextRange = readonly [start: number, end: number];
 
-const fenceOpening = /^ {0,3}(`{3,}|~{3,})/;
-
 /**
  * Ranges of code in markdown text: fenced blocks (``` or ~~~ of any length; the closing fence uses the same
  * character, at least as long; an unclosed fence runs to the end) and inline code spans outside them.
@@ -186,42 +185,15 @@ const fenceOpening = /^ {0,3}(`{3,}|~{3,})/;
  */
 export function codeRanges(text: string): TextRange[] {
   const ranges: TextRange[] = [];
-  let offset = 0;
-  let fence: { marker: string; start: number } | undefined;
   let proseStart = 0;
-  while (offset <= text.length) {
-    const lineEnd = text.indexOf('\n', offset);
-    const end = lineEnd === -1 ? text.length : lineEnd;
-    const line = text.slice(offset, end);
-    if (fence === undefined) {
-      const opening = fenceOpening.exec(line);
-      // A backtick fence's info string may not contain backticks (CommonMark); such a line is inline code.
-      if (opening !== undefined && opening !== null) {
-        const marker = opening[1] ?? '';
-        const info = line.slice(opening[0].length);
-        if (!(marker.startsWith('`') && info.includes('`'))) {
-          pushInlineCode(text, proseStart, offset, ranges);
-          fence = { marker, start: offset };
-        }
-      }
-    } else {
-      const trimmed = line.trim();
-      const character = fence.marker[0] ?? '`';
-      if (
-        trimmed.length >= fence.marker.length &&
-        /^ {0,3}\S/.test(line) &&
-        [...trimmed].every((char) => char === character)
-      ) {
-        ranges.push([fence.start, end]);
-        fence = undefined;
-        proseStart = end;
-      }
-    }
-    if (lineEnd === -1) break;
-    offset = lineEnd + 1;
+  let closed = true;
+  for (const block of fencedBlocks(text)) {
+    pushInlineCode(text, proseStart, block.start, ranges);
+    ranges.push([block.start, block.end]);
+    proseStart = block.end;
+    closed = block.closed;
   }
-  if (fence !== undefined) ranges.push([fence.start, text.length]);
-  else pushInlineCode(text, proseStart, text.length, ranges);
+  if (closed) pushInlineCode(text, proseStart, text.length, ranges);
   return ranges;
 }
 
