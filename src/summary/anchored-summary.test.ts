@@ -212,6 +212,45 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands.join('\n')).toContain(command);
   });
 
+  it('records the code blocks an agent writes in its messages: a proposed change, a command for the user', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Investigate and propose a fix; do not change files yet.'),
+        assistantMessage([
+          {
+            type: 'reasoning',
+            text: 'The flag is read in one place:\n```ts\nconst flag = settings.skipPermissions;\n```',
+          },
+          {
+            type: 'text',
+            text: [
+              'Proposed change to `src/types.ts`:',
+              '```typescript',
+              'export interface DmuxSettings {',
+              '  skipPermissions?: boolean;',
+              '}',
+              '```',
+              'Then add the upstream remote (`git fetch` is inline code, not a block):',
+              '~~~bash',
+              'git remote add upstream https://github.com/formkit/dmux.git',
+              '~~~',
+              'An unclosed block is not taken:',
+              '```',
+              'rm -rf build-output',
+            ].join('\n'),
+          },
+        ]),
+      ]),
+    );
+    expect(summary.scripts).toEqual([
+      'const flag = settings.skipPermissions;',
+      'export interface DmuxSettings {',
+      'skipPermissions?: boolean;',
+      'git remote add upstream https://github.com/formkit/dmux.git',
+    ]);
+    expect(summary.changes).toEqual([]);
+  });
+
   it('says how a command ended only when the transcript shows it', () => {
     const calls = [
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),

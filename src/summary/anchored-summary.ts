@@ -1,3 +1,4 @@
+import { fencedBlocks } from '../internal/markdown-fences.js';
 import { buildLedger, codeSpan, type LedgerSnapshot } from '../ledger/index.js';
 import {
   isDemonstration,
@@ -37,7 +38,10 @@ export interface AnchoredSummary {
    * edit only moved or kept is left out.
    */
   changes: string[];
-  /** Lines of scripts, commands and scratch files the agent wrote, verbatim and distinct. */
+  /**
+   * Lines of scripts, commands and scratch files the agent wrote, and of the code blocks in its messages (a
+   * change it proposed, a command for the user), verbatim and distinct.
+   */
   scripts: string[];
   /** What the commands the agent ran printed as their outcome (last lines, `key: value` lines), verbatim. */
   results: string[];
@@ -151,6 +155,8 @@ interface MessageFacts {
   sentences?: string[];
   todos?: SummaryTask[];
   authored?: AuthoredLines[];
+  /** Lines of the code blocks in its prose. */
+  proseCode?: string[];
   /** Lines for excerpts (those with identifier-like tokens), with their density scores. */
   excerptCandidates?: Array<{ line: string; score: number }>;
   /** The sentences that read as constraints (of a user message). */
@@ -238,6 +244,20 @@ function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[]
     .filter((call) => !isTodoList(call.input))
     .map((call) => authoredLinesOf(call.input));
   return facts.authored;
+}
+
+/**
+ * Lines of the closed code blocks in an assistant's prose (its reasoning too): a change it proposed, a command
+ * it gave the user, the code it points at. Its tool calls are `authoredOfMessage`'s.
+ */
+function proseCodeOf(message: IdentifiedMessage): readonly string[] {
+  const facts = factsOf(message);
+  facts.proseCode ??= keptLines(
+    fencedBlocks(proseOf(message))
+      .filter((block) => block.closed)
+      .flatMap((block) => block.body.split('\n').map((line) => line.trim())),
+  );
+  return facts.proseCode;
 }
 
 /**
@@ -391,6 +411,8 @@ export function buildAnchoredSummary(
     for (const authored of authoredOfMessage(message))
       for (const line of authored.lines)
         pushUnique(authored.kind === 'edit' ? summary.changes : summary.scripts, line);
+  for (const message of assistants)
+    for (const line of proseCodeOf(message)) pushUnique(summary.scripts, line);
   for (const line of commandResultLines(originals)) pushUnique(summary.results, line);
   addLedger(summary, ledger ?? buildLedger(droppedMessages));
   const earlier = previous === undefined ? undefined : excerptStates.get(previous);
@@ -581,12 +603,7 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       for (const [field, item] of Object.entries(value)) walk(item, field);
   };
   walk(input, undefined);
-  const lines: string[] = [];
-  for (const line of written) {
-    if (line.length < 6 || replaced.has(line) || !/[A-Za-z]{2}/.test(line)) continue;
-    const capped = line.length > maxChangeChars ? `${line.slice(0, maxChangeChars)}…` : line;
-    if (!lines.includes(capped)) lines.push(capped);
-  }
+  const lines = keptLines(written, replaced);
   const projectFile = path !== undefined && !scratchPath.test(path) && (hasReplacement || written.length > 1);
   if (!projectFile) return { kind: 'script', lines };
   // A lone word in an edit is the editor's sub-command (`str_replace`, `create`) or a bare name, not code
@@ -595,6 +612,17 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
 }
 
 const loneWord = /^[\w$.-]+$/;
+
+/** Trimmed lines worth a summary line, capped and distinct: not trivial (brackets, blank, very short), not `replaced`. */
+function keptLines(lines: readonly string[], replaced?: ReadonlySet<string>): string[] {
+  const kept: string[] = [];
+  for (const line of lines) {
+    if (line.length < 6 || replaced?.has(line) === true || !/[A-Za-z]{2}/.test(line)) continue;
+    const capped = line.length > maxChangeChars ? `${line.slice(0, maxChangeChars)}…` : line;
+    if (!kept.includes(capped)) kept.push(capped);
+  }
+  return kept;
+}
 const errorCue =
   /\b(?:error|exception|traceback|failed|failure|cannot|can't|could not|not found|undefined|denied|timed out|missing|invalid|refused|no such|does not exist|doesn't exist|not exported|fatal)\b/i;
 const declarationCue =

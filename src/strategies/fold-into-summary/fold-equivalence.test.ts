@@ -65,15 +65,15 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'f803594a42792814d1c67673f96a4b69',
+    result: '24fe74ea43f2f7a3cd23cba0b3bb67dc',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '5ac013bc90d7bdaa7c85c5db20da03ba',
+    result: 'f527915d39d0148f7e873c22e6e41ba5',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'e35c27606bdf007f34cafe1c9091298b',
+    result: '7cb7a2e51cf0daca42e8766629560f4c',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -81,7 +81,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '33b6befe4404b6d88a26298c12351d70',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '61a534153c47a230edc7334002a0b862',
+    result: '70167ba0e68efeacdc9401a7b2c2a8e6',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
