@@ -116,8 +116,9 @@ export function isOriginalRequest(message: Message): boolean {
 }
 
 /**
- * The message without the parts a repair merged in front of its request (`metadata.requestPart`: Claude
- * Code's caveat and `/clear` before the first request, merged for Anthropic); the message itself otherwise.
+ * The message without the parts in front of its request (`metadata.requestPart`: Claude Code's caveat and
+ * `/clear` before the first request, merged for Anthropic; OpenHands' in-context example); the message itself
+ * otherwise.
  */
 export function requestOnly<M extends Message>(message: M): M {
   const start = message.metadata?.requestPart;

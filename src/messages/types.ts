@@ -109,8 +109,9 @@ export interface MessageMetadata {
    */
   harness?: boolean;
   /**
-   * Where the request starts among the parts, when a repair merged harness notes or demonstrations in front
-   * of it (see `requestOnly`).
+   * Where the request starts among the parts, when something other than the request comes first: harness notes
+   * or demonstrations a repair merged in front of it, OpenHands' in-context example (see `requestOnly`). The
+   * parts before it may be archived behind a stub (`stub-demonstrations`); the request may not.
    */
   requestPart?: number;
   /** Free-form data of importers and integrations (timestamps, source record ids). */

@@ -623,6 +623,7 @@ function keptLines(lines: readonly string[], replaced?: ReadonlySet<string>): st
   }
   return kept;
 }
+
 const errorCue =
   /\b(?:error|exception|traceback|failed|failure|cannot|can't|could not|not found|undefined|denied|timed out|missing|invalid|refused|no such|does not exist|doesn't exist|not exported|fatal)\b/i;
 const declarationCue =
@@ -702,14 +703,9 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
       command.status === 'failed'
         ? `failed${command.exitCode === undefined ? '' : ` (exit ${command.exitCode})`}`
         : command.status;
-    const runs = command.runs > 1 ? `${command.runs} runs` : '';
     // An outcome the transcript does not show (SpecStory exports often leave it out) is not worth saying.
-    const outcome =
-      status === 'unknown'
-        ? runs === ''
-          ? ''
-          : ` (${runs})`
-        : ` → ${status}${runs === '' ? '' : `, ${runs}`}`;
+    let outcome = status === 'unknown' ? '' : ` → ${status}`;
+    if (command.runs > 1) outcome += outcome === '' ? ` (${command.runs} runs)` : `, ${command.runs} runs`;
     const line = `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))}${outcome}`;
     pushUnique(summary.commands, line);
     if (command.failures > 0 && command.status === 'ok')
