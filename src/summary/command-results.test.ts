@@ -45,6 +45,14 @@ describe('commandResultLines', () => {
       'Expected count: 1',
       'Actual count: 2',
       'max_y=0.2595 after 26 steps',
+      'extra: 7',
+      'Finished the run.',
+      'Ran 116 tests in 0.358s',
+    ]);
+    // A cap on the value lines of each output; the last line is kept besides.
+    expect(commandResultLines(messages, { maxKeyValueLines: 2 })).toEqual([
+      'Expected count: 1',
+      'Actual count: 2',
       'Finished the run.',
       'Ran 116 tests in 0.358s',
     ]);

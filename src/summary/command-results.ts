@@ -3,7 +3,7 @@ import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
 
 export interface CommandResultLinesOptions {
-  /** `key: value` and tally lines kept per output, besides its last line. @default 3 */
+  /** `key: value` and tally lines kept per output, besides its last line. @default 8 */
   maxKeyValueLines?: number;
   /** Longer lines are cut with `…`. @default 200 */
   maxLineChars?: number;
@@ -32,7 +32,7 @@ export function commandResultLines(
   messages: readonly IdentifiedMessage[],
   options: CommandResultLinesOptions = {},
 ): string[] {
-  const { maxKeyValueLines = 3, maxLineChars = 200 } = options;
+  const { maxKeyValueLines = 8, maxLineChars = 200 } = options;
   const calls = new Map<string, ToolCallPart>();
   for (const message of messages) for (const call of toolCallsOf(message)) calls.set(call.toolCallId, call);
   const state: RecogniserState = {};

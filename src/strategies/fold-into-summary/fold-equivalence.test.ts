@@ -56,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'a1161fc359a6dc215b9448a8d448811d', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: '059ea0e84b3d3f0d0ed738efb0c1e773', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: 'cf5e75fcbc171109eb9f83c2dce6b4c3', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: 'a5fd64c86507c6b6d5bd2e413946d1a0', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '69cc80a4fefb64829e76474c73bcfcee', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: 'fe632f351f13233ea17670057289fc6e', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: '57db53d128a34c810fb9445205b56f37', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '155c19820410485c3ec33837de2cafc1', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '4bbc3e6a8ae2d30acf4189c81c749916', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: 'dc6cf90d7f4e310bfc927ac7e4082e62', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '24fe74ea43f2f7a3cd23cba0b3bb67dc',
+    result: '370324d642be1e6ae93d1774c4a39767',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'f527915d39d0148f7e873c22e6e41ba5',
+    result: '6e30fddd5f11784d456acda6b26083ea',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '7cb7a2e51cf0daca42e8766629560f4c',
+    result: '41dc2d514040e365e038ef6727cbe535',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '8bfacd91ee7d7d5e2737f8575bfcc587',
+    result: '9a94c1cf5d59e82ae8450d16c8b93ad5',
     archive: '33b6befe4404b6d88a26298c12351d70',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '70167ba0e68efeacdc9401a7b2c2a8e6',
+    result: 'bfe85bbc5601abb1f5aee6f1a29b9f1f',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
