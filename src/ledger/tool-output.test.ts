@@ -50,6 +50,25 @@ describe('errorLinesOf', () => {
   });
 });
 
+describe('errorLinesOf: linters', () => {
+  it("takes pyflakes' codes and syntax errors, not style codes, in a failed output and in user text", () => {
+    const flake8 = [
+      "tests/admin_views/test_multidb.py:53:20: F821 undefined name 'os'",
+      'if os.path.exists(test_db_path):',
+      '^',
+      'tests/admin_views/test_multidb.py:60:80: E501 line too long (88 > 79 characters)',
+      'src/app.py:3:1: E999 SyntaxError: invalid syntax',
+    ].join('\n');
+    const expected = [
+      "tests/admin_views/test_multidb.py:53:20: F821 undefined name 'os'",
+      'src/app.py:3:1: E999 SyntaxError: invalid syntax',
+    ];
+    expect(errorLinesOf(flake8)).toEqual(expected);
+    expect(errorLinesOf(flake8, { strongOnly: true })).toEqual(expected);
+    expect(errorLinesOf('Fix F821 in the module, then rerun.', { strongOnly: true })).toEqual([]);
+  });
+});
+
 describe('errorLinesOf: an error line that leaves its message to the next line', () => {
   it('joins a bare error line or an overlay heading to the message below it', () => {
     const overlay = [
