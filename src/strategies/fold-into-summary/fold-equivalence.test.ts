@@ -77,8 +77,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '9a94c1cf5d59e82ae8450d16c8b93ad5',
-    archive: '33b6befe4404b6d88a26298c12351d70',
+    result: '6a615c3bd19087dbb157361e9515afd4',
+    archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
     result: 'bfe85bbc5601abb1f5aee6f1a29b9f1f',

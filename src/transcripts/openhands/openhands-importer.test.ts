@@ -121,6 +121,32 @@ describe('openHandsImporter.parse: text function calling', () => {
     expect(messages[5]!.metadata?.exitCode).toBeUndefined();
   });
 
+  it("marks an observation that reports the tool's failure (ERROR: first) as an error, its text verbatim", () => {
+    const refused =
+      'EXECUTION RESULT of [str_replace_editor]:\nERROR:\nInvalid `path` parameter: /w/tsconfig.json. File already exists at: /w/tsconfig.json.';
+    const { messages } = importText(
+      dump([
+        { role: 'user', content: 'task' },
+        {
+          role: 'assistant',
+          content:
+            'Create it.\n<function=str_replace_editor>\n<parameter=command>create</parameter>\n<parameter=path>/w/tsconfig.json</parameter>\n</function>',
+        },
+        { role: 'user', content: refused },
+        {
+          role: 'assistant',
+          content: 'Look.\n<function=execute_bash>\n<parameter=command>cat log</parameter>\n</function>',
+        },
+        { role: 'user', content: 'EXECUTION RESULT of [execute_bash]:\nline 1: ERROR: is only text here' },
+      ]),
+    );
+    const outputs = messages.flatMap((message) => toolResultsOf(message)).map((result) => result.output);
+    expect(outputs).toStrictEqual([
+      { type: 'error-text', value: refused },
+      { type: 'text', value: 'EXECUTION RESULT of [execute_bash]:\nline 1: ERROR: is only text here' },
+    ]);
+  });
+
   it('splits the in-context example from the task, byte for byte, and leaves the annotation slots alone', () => {
     expect(messages[1]).toMatchObject({ role: 'user', metadata: { record: 1, requestPart: 1 } });
     const [example, request] = messages[1]!.content as Array<{ type: 'text'; text: string }>;

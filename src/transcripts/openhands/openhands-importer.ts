@@ -357,8 +357,12 @@ function addObservation(
   const exitCode = exitCodeOf(text);
   if (exitCode !== undefined) metadata.exitCode = exitCode;
   const { toolCallId, toolName } = call;
-  return builder.toolResult({ toolCallId, toolName, output: { type: 'text', value: text } }, metadata);
+  // OpenHands reports a tool's failure (an editor command it refused, a bad parameter) as `ERROR:` first.
+  const type = observationError.test(text) ? 'error-text' : 'text';
+  return builder.toolResult({ toolCallId, toolName, output: { type, value: text } }, metadata);
 }
+
+const observationError = /^EXECUTION RESULT of \[[^\]\n]*\]:\r?\nERROR:/;
 
 function countResult(placed: ToolResultPlacement, context: ImportContext): void {
   if (placed === 'dropped') context.ignore('orphaned tool result');
