@@ -76,11 +76,29 @@ describe('commandResultLines', () => {
     expect(commandResultLines(messages)).toEqual([
       '13 files changed, 27757 insertions(+)',
       'create mode 100644 logs/chat.json',
-      '✓ src/notes.test.ts (14 tests) 12ms',
       'Test Files  1 passed (1)',
       'Tests  14 passed (14)',
       'All tests finished',
     ]);
+  });
+
+  it("leaves out what never says how a command ended: npm's banner, one passing test, timings", () => {
+    const messages = shellSession('Run the tests.', [
+      [
+        'npm test',
+        [
+          '> attio-mcp@0.2.0 test',
+          '> vitest run',
+          ' ✓ test/notes.test.ts (14 tests) 4ms',
+          ' Test Files  1 passed (1)',
+          '      Tests  14 passed (14)',
+          '   Start at  16:56:13',
+          '   Duration  973ms (transform 149ms, setup 71ms, collect 15ms, tests 4ms)',
+        ].join('\n'),
+      ],
+      ['npm run lint:check', '> attio-mcp@0.2.0 lint:check\n> eslint src'],
+    ]);
+    expect(commandResultLines(messages)).toEqual(['Test Files  1 passed (1)', 'Tests  14 passed (14)']);
   });
 
   it('keeps where git stands (branch, status) though those commands only read', () => {

@@ -107,9 +107,15 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   return chosen;
 }
 
-/** A line worth keeping as a result: some letters, not an output wrapper or a stub. */
+/**
+ * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
+ * shell's continuation prompt), one passing test of many, a test runner's timings.
+ */
+const noiseLine = /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s)/;
+
+/** A line worth keeping as a result: some letters, not an output wrapper, a stub or noise. */
 function isResultLine(line: string): boolean {
-  return line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line);
+  return line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line) && !noiseLine.test(line);
 }
 
 /** What a tool result's command printed ('' when it ran none worth reading), and the lines chosen from it. */

@@ -56,16 +56,16 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'fe632f351f13233ea17670057289fc6e', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: '57db53d128a34c810fb9445205b56f37', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '155c19820410485c3ec33837de2cafc1', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '4bbc3e6a8ae2d30acf4189c81c749916', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: 'dc6cf90d7f4e310bfc927ac7e4082e62', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '8271e18154ef2b11b76bd849ddf7fce0', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: '45e2d14afcee1a32df64794789e2f90d', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: 'b2ba2448a69b73f8f469ca1a6c915312', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '34716b89db83915fab24b1b8a4ef2268', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '88d9a017031e789c2f696054ac8bbe16', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '370324d642be1e6ae93d1774c4a39767',
+    result: 'aab6a5835a52b3ed2346cbdcd0836198',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -73,7 +73,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '41dc2d514040e365e038ef6727cbe535',
+    result: '6b7afa9269ca37b7646fd4cd03e16de3',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
