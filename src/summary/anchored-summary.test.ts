@@ -251,6 +251,28 @@ describe('buildAnchoredSummary', () => {
     expect(summary.changes).toEqual([]);
   });
 
+  it("takes nothing from a search's or read's arguments: they say what it looked for, not what was written", () => {
+    const calls = [
+      toolCall('Grep', { pattern: 'skipPermissions', output_mode: 'files_with_matches' }, 'call-1'),
+      toolCall(
+        'mcp__desktop-commander__start_search',
+        { path: 'src', pattern: 'queue.add', searchType: 'content', contextLines: 3 },
+        'call-2',
+      ),
+      toolCall('Read', { file_path: 'src/a.ts', offset: 10, limit: 40 }, 'call-3'),
+      toolCall('Bash', { command: 'grep -rn "skipPermissions" src' }, 'call-4'),
+    ];
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Where is the flag read?'),
+        assistantMessage(calls),
+        toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: 'src/a.ts:12' }))),
+      ]),
+    );
+    // A shell line is a script, whatever it does.
+    expect(summary.scripts).toEqual(['grep -rn "skipPermissions" src']);
+  });
+
   it('says how a command ended only when the transcript shows it', () => {
     const calls = [
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),

@@ -1,5 +1,11 @@
 import { fencedBlocks } from '../internal/markdown-fences.js';
-import { buildLedger, codeSpan, type LedgerSnapshot } from '../ledger/index.js';
+import {
+  buildLedger,
+  codeSpan,
+  type LedgerSnapshot,
+  recogniseToolCall,
+  runsCommand,
+} from '../ledger/index.js';
 import {
   isDemonstration,
   isUserRequest,
@@ -7,7 +13,7 @@ import {
   requestOnly,
   toolCallsOf,
 } from '../messages/content.js';
-import type { IdentifiedMessage, JSONValue } from '../messages/types.js';
+import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
 import { countFacts } from './fact-count.js';
 
@@ -241,9 +247,20 @@ function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[]
   const facts = factsOf(message);
   // A todo list is the tasks section's: its items and statuses are not written code or scripts.
   facts.authored ??= toolCallsOf(message)
-    .filter((call) => !isTodoList(call.input))
+    .filter((call) => !isTodoList(call.input) && !onlyLooks(call))
     .map((call) => authoredLinesOf(call.input));
   return facts.authored;
+}
+
+/**
+ * Whether a call only looks (Grep, read_file, a search tool): its arguments say what it looked for (`content`,
+ * `files_with_matches`), which nobody wrote. What a shell or code tool runs is a script, whatever it does.
+ */
+function onlyLooks(call: ToolCallPart): boolean {
+  if (runsCommand(call.toolName)) return false;
+  const { command, files } = recogniseToolCall(call.toolName, call.input);
+  if (command !== undefined) return command.kind === 'search';
+  return files.length > 0 && files.every((file) => file.kind === 'read');
 }
 
 /**

@@ -65,7 +65,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'aab6a5835a52b3ed2346cbdcd0836198',
+    result: '3fa12027acbc5878a3a0af37bad040aa',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -73,7 +73,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '6b7afa9269ca37b7646fd4cd03e16de3',
+    result: '61dad28ea1ab653ebe8bed19f09ff730',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
