@@ -273,6 +273,31 @@ describe('buildAnchoredSummary', () => {
     expect(summary.scripts).toEqual(['grep -rn "skipPermissions" src']);
   });
 
+  it('names a file the session created and deleted as such, without the edits it went through', () => {
+    const calls = [
+      toolCall('Write', { file_path: 'inspect_query.py', content: 'import django\nprint(1)\n' }, 'call-1'),
+      toolCall(
+        'Edit',
+        { file_path: 'inspect_query.py', old_string: 'print(1)', new_string: 'print(2)' },
+        'call-2',
+      ),
+      toolCall('Bash', { command: 'rm inspect_query.py old_notes.txt' }, 'call-3'),
+      toolCall('Edit', { file_path: 'src/app.py', old_string: 'a = 1', new_string: 'a = 2' }, 'call-4'),
+    ];
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix the query and clean up.'),
+        assistantMessage(calls),
+        toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: 'ok' }))),
+      ]),
+    );
+    expect(summary.files).toEqual([
+      { path: 'inspect_query.py', status: 'created and deleted' },
+      { path: 'old_notes.txt', status: 'deleted' },
+      { path: 'src/app.py', status: 'modified', detail: 'edit +1/-1' },
+    ]);
+  });
+
   it('says how a command ended only when the transcript shows it', () => {
     const calls = [
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),

@@ -705,13 +705,16 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
             : '';
       return `${change.kind}${lines}${change.symbols?.length ? ` (${change.symbols.join(', ')})` : ''}${change.failed ? ' failed' : ''}`;
     });
+    // A file the session created and deleted was a throwaway: its edits are noise once it is gone. A deletion's
+    // own detail says no more than its status.
+    const throwaway = file.status === 'deleted' && file.changes[0]?.kind === 'create';
     const detail =
-      changes.length === 0
+      changes.length === 0 || throwaway || file.changes.every((change) => change.kind === 'delete')
         ? undefined
         : changes.slice(0, 4).join('; ') + (changes.length > 4 ? `; +${changes.length - 4} more` : '');
     addFile(summary.files, {
       path: file.path,
-      status: file.status,
+      status: throwaway ? 'created and deleted' : file.status,
       ...(detail === undefined ? {} : { detail }),
     });
   }

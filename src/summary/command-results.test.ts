@@ -82,7 +82,7 @@ describe('commandResultLines', () => {
     ]);
   });
 
-  it("leaves out what never says how a command ended: npm's banner, one passing test, timings", () => {
+  it("leaves out what never says how a command ended: npm's banner, one passing test, timings, wrappers", () => {
     const messages = shellSession('Run the tests.', [
       [
         'npm test',
@@ -97,6 +97,8 @@ describe('commandResultLines', () => {
         ].join('\n'),
       ],
       ['npm run lint:check', '> attio-mcp@0.2.0 lint:check\n> eslint src'],
+      // mini-swe-agent's wrapper around an empty output.
+      ['rm scratch.py', '<returncode>0</returncode>\n<output>\n</output>'],
     ]);
     expect(commandResultLines(messages)).toEqual(['Test Files  1 passed (1)', 'Tests  14 passed (14)']);
   });

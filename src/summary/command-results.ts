@@ -17,7 +17,8 @@ const tallyLine =
 /** Read-only, but what they print is where the work stands (the branch, what is committed). */
 const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
 /** Output wrappers and stubs say nothing about the result. */
-const wrapperLine = /^(?:<\/?(?:returncode|output|stdout|stderr)>|\[.*archived: h-[0-9a-f]+.*\])$/;
+const wrapperLine =
+  /^(?:<\/?(?:returncode|output|stdout|stderr)>|<returncode>-?\d*<\/returncode>|\[.*archived: h-[0-9a-f]+.*\])$/;
 /** Where a harness cut an output (Claude Code): what comes before it is not how the command ended. */
 const truncationLine = /^\.\.\. \[\d+ lines truncated\] \.\.\.$/;
 

@@ -69,11 +69,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '6e30fddd5f11784d456acda6b26083ea',
+    result: '7c4a35ad7b6bc9eac7a4edc9c606d1e1',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '61dad28ea1ab653ebe8bed19f09ff730',
+    result: '63bccac71e30dea7cc4b638a0b31e716',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -81,7 +81,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'bfe85bbc5601abb1f5aee6f1a29b9f1f',
+    result: '2fe0e853cdf440d8b88828269b1170c2',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
