@@ -298,6 +298,33 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
+  it('lists files the agent named in its prose but touched through no tool call as mentioned', () => {
+    const edit = toolCall(
+      'Edit',
+      { file_path: '/repo/src/cli.ts', old_string: 'a', new_string: 'b' },
+      'call-1',
+    );
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Add a branch command.'),
+        assistantMessage([
+          {
+            type: 'text',
+            text: 'I will create `src/commands/git/branch.ts`, record the rule in `command-organization.mdc`, and wire it in `src/cli.ts`. It calls `os.path.join` and `self.query`; see `https://example.com/a.md`.',
+          },
+          edit,
+        ]),
+        toolMessage(toolResult(edit, { type: 'text', value: 'ok' })),
+        assistantMessage('Done: `src/commands/git/branch.ts` exists now.'),
+      ]),
+    );
+    expect(summary.files).toEqual([
+      { path: '/repo/src/cli.ts', status: 'modified', detail: 'edit +1/-1' },
+      { path: 'src/commands/git/branch.ts', status: 'mentioned' },
+      { path: 'command-organization.mdc', status: 'mentioned' },
+    ]);
+  });
+
   it('says how a command ended only when the transcript shows it', () => {
     const calls = [
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),
@@ -565,6 +592,21 @@ describe('mergeAnchoredSummary', () => {
     expect(merged.files.map((file) => file.path)).toEqual(['src/retry/backoff.ts']);
     expect(merged.files[0]?.status).toBe('modified');
     expect(mergeAnchoredSummary(merged, merged).errors).toEqual(merged.errors);
+  });
+
+  it('lets a file status say more, never less: mentioned, then read, then changed', () => {
+    const withFile = (status: string) => ({
+      ...emptyAnchoredSummary(),
+      files: [{ path: 'src/a.ts', status }],
+    });
+    const statusAfter = (earlier: string, later: string) =>
+      mergeAnchoredSummary(withFile(earlier), withFile(later)).files.map((file) => file.status);
+    expect(statusAfter('mentioned', 'read')).toEqual(['read']);
+    expect(statusAfter('read', 'modified')).toEqual(['modified']);
+    expect(statusAfter('modified', 'mentioned')).toEqual(['modified']);
+    expect(statusAfter('read', 'mentioned')).toEqual(['read']);
+    expect(statusAfter('modified', 'read')).toEqual(['modified']);
+    expect(statusAfter('created', 'deleted')).toEqual(['created']);
   });
 
   it('never turns a done task back to open', () => {

@@ -163,6 +163,8 @@ interface MessageFacts {
   authored?: AuthoredLines[];
   /** Lines of the code blocks in its prose. */
   proseCode?: string[];
+  /** File paths its prose names in code spans. */
+  mentionedPaths?: string[];
   /** Lines for excerpts (those with identifier-like tokens), with their density scores. */
   excerptCandidates?: Array<{ line: string; score: number }>;
   /** The sentences that read as constraints (of a user message). */
@@ -432,6 +434,7 @@ export function buildAnchoredSummary(
     for (const line of proseCodeOf(message)) pushUnique(summary.scripts, line);
   for (const line of commandResultLines(originals)) pushUnique(summary.results, line);
   addLedger(summary, ledger ?? buildLedger(droppedMessages));
+  addMentionedFiles(summary, assistants);
   const earlier = previous === undefined ? undefined : excerptStates.get(previous);
   if (earlier !== undefined) excerptStates.delete(previous!);
   const excerpts = excerptStateOf(originals, earlier);
@@ -694,6 +697,41 @@ function addTask(tasks: SummaryTask[], text: string, done: boolean): void {
   }
 }
 
+/**
+ * Files the agent named in its prose but no tool call of the span touched (Cursor's exports leave an edit's path
+ * out, and say it in the prose: "create `src/commands/git/branch.ts`"), after the ledger's, as `mentioned`.
+ */
+function addMentionedFiles(summary: AnchoredSummary, assistants: readonly IdentifiedMessage[]): void {
+  for (const message of assistants)
+    for (const path of mentionedPathsOf(message)) {
+      const known = summary.files.some(
+        (file) => file.path === path || file.path.endsWith(path.startsWith('/') ? path : `/${path}`),
+      );
+      if (!known) addFile(summary.files, { path, status: 'mentioned' });
+    }
+}
+
+/** A file path in a code span: a name with an extension, in folders or not (`src/a.ts`, `rules.mdc`). */
+const mentionedPath = /`((?:[\w.@~-]*\/)*[\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,4})`/g;
+/** Dotted names that are code, not files (`os.path`, `self.query`): a path needs a folder or a known extension. */
+const fileExtension =
+  /\.(?:[jt]sx?|mjs|cjs|py|rb|go|rs|java|kt|c|h|cpp|hpp|cs|php|pl|sh|md|mdc|txt|json|ya?ml|toml|ini|cfg|env|lock|html|css|scss|sql|xml)$/;
+
+function mentionedPathsOf(message: IdentifiedMessage): readonly string[] {
+  const facts = factsOf(message);
+  if (facts.mentionedPaths === undefined) {
+    const paths: string[] = [];
+    const prose = proseOf(message);
+    if (prose.includes('`'))
+      for (const match of prose.matchAll(mentionedPath)) {
+        const path = match[1]!;
+        if ((path.includes('/') || fileExtension.test(path)) && !paths.includes(path)) paths.push(path);
+      }
+    facts.mentionedPaths = paths;
+  }
+  return facts.mentionedPaths;
+}
+
 function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   for (const file of ledger.files) {
     const changes = file.changes.map((change) => {
@@ -754,6 +792,11 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   }
 }
 
+/** How much a file status says: named in prose, read, then changed. */
+function statusWeight(status: string): number {
+  return status === 'mentioned' ? 0 : status === 'read' ? 1 : 2;
+}
+
 function addFile(files: SummaryFile[], file: SummaryFile): void {
   const existing = files.find((candidate) => candidate.path === file.path);
   if (existing === undefined) {
@@ -761,8 +804,9 @@ function addFile(files: SummaryFile[], file: SummaryFile): void {
     files.push({ ...file });
     return;
   }
-  // `created` stays created; otherwise a change (modified/deleted) wins over a read.
-  if (existing.status !== 'created' && file.status !== 'read') existing.status = file.status;
+  // `created` stays created; otherwise a change (modified/deleted) wins over a read, and a read over a mention.
+  if (existing.status !== 'created' && statusWeight(file.status) >= statusWeight(existing.status))
+    existing.status = file.status;
   if (file.detail !== undefined && file.detail !== existing.detail)
     existing.detail =
       existing.detail === undefined ? file.detail : capChars(`${existing.detail}; ${file.detail}`, 600);

@@ -56,11 +56,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '8271e18154ef2b11b76bd849ddf7fce0', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: '45e2d14afcee1a32df64794789e2f90d', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: 'b2ba2448a69b73f8f469ca1a6c915312', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '34716b89db83915fab24b1b8a4ef2268', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '88d9a017031e789c2f696054ac8bbe16', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '20b70b209b0ab06309ba2bcc230f2ded', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: '829d21a8f52c9b5e7b5f479a256f497a', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '8c21f6a351332a4b8a60ca01cac662ee', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '25623871b24140df451e37b010021070', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: 'f30fa9ac845af59ca72e8341e8d516db', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
@@ -69,11 +69,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '7c4a35ad7b6bc9eac7a4edc9c606d1e1',
+    result: 'aae49a6d40e62301039b7538ec853d01',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '63bccac71e30dea7cc4b638a0b31e716',
+    result: 'a76b5532f94f80f09c28762b69b6fa3d',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -81,7 +81,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '2fe0e853cdf440d8b88828269b1170c2',
+    result: '0c03fb062582e4c7aa5c51f432e2926c',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
