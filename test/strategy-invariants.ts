@@ -27,6 +27,17 @@ export interface StrategyInvariantOptions {
 
 const sharedAccountant = createTokenAccountant();
 
+/** A strategy's context for a unit test: budget 0 (always over it), a fresh in-memory archive, nothing preserved. */
+export function strategyContext(overrides: Partial<StrategyContext> = {}): StrategyContext {
+  return {
+    budgetTokens: 0,
+    accountant: sharedAccountant,
+    archive: createMemoryArchive(),
+    preservedIds: new Set(),
+    ...overrides,
+  };
+}
+
 export function checkStrategyInvariants(strategy: Strategy, options: StrategyInvariantOptions): void {
   const { conversations, accountant = sharedAccountant, seed } = options;
   // PRECIS_PROPERTY_RUNS runs every strategy's invariants on that many conversations (a long local soak).

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import {
+  checkStrategyInvariants,
+  richConversation,
+  strategyContext,
+} from '../../../test/strategy-invariants.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
 import type { ToolMessage } from '../../messages/types.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import {
   compactJsonOutputs,
   compactJsonText,
@@ -15,16 +17,6 @@ import {
 } from './compact-json-outputs.js';
 
 const accountant = createTokenAccountant();
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 const records = Array.from({ length: 12 }, (_, index) => ({
   id: index,
@@ -102,7 +94,7 @@ describe('compactJsonOutputs', () => {
 
   it('compacts large JSON outputs, archives the originals and saves tokens', () => {
     const messages = build();
-    const context = contextFor();
+    const context = strategyContext();
     const result = compactJsonOutputs().apply(messages, context);
     expect(result.actions).toHaveLength(2);
     const text = (result.messages[2] as ToolMessage).content[0]!;
@@ -130,10 +122,12 @@ describe('compactJsonOutputs', () => {
 
   it('respects minTokens, preserved messages and a budget that already holds', () => {
     const messages = build();
-    expect(compactJsonOutputs({ minTokens: 100_000 }).apply(messages, contextFor()).actions).toEqual([]);
+    expect(compactJsonOutputs({ minTokens: 100_000 }).apply(messages, strategyContext()).actions).toEqual([]);
     const preserved = new Set(messages.map((message) => message.id));
-    expect(compactJsonOutputs().apply(messages, contextFor({ preservedIds: preserved })).actions).toEqual([]);
-    expect(compactJsonOutputs().apply(messages, contextFor({ budgetTokens: 1e9 })).actions).toEqual([]);
+    expect(
+      compactJsonOutputs().apply(messages, strategyContext({ preservedIds: preserved })).actions,
+    ).toEqual([]);
+    expect(compactJsonOutputs().apply(messages, strategyContext({ budgetTokens: 1e9 })).actions).toEqual([]);
     expect(() => compactJsonOutputs({ minTokens: 1.5 })).toThrow(InvalidArgumentError);
   });
 
@@ -154,7 +148,7 @@ describe('compactJsonOutputs', () => {
         .build(),
     );
     expect(compactJsonText(almost)).toHaveLength(almost.length - ',"next":null'.length);
-    const result = compactJsonOutputs().apply(messages, contextFor());
+    const result = compactJsonOutputs().apply(messages, strategyContext());
     expect(result.actions.map((action) => action.messageIds[0])).toEqual([messages[4]!.id]);
     expect(result.messages[2]).toBe(messages[2]);
   });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import { strategyContext } from '../../../test/strategy-invariants.js';
 import { isPrecisError } from '../../errors/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
@@ -8,20 +8,9 @@ import type { IdentifiedMessage, Message, ToolMessage } from '../../messages/typ
 import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { deduplicate } from './deduplicate.js';
 
 const accountant = createTokenAccountant();
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 function fileContent(seed: number, lines = 60): string {
   return Array.from(
@@ -55,7 +44,7 @@ function session(): IdentifiedMessage[] {
 describe('deduplicate', () => {
   it('stubs earlier copies with a pointer at the latest copy, its similarity, size and handle', () => {
     const messages = session();
-    const context = contextFor();
+    const context = strategyContext();
     const result = deduplicate().apply(messages, context);
     expect(result.actions.map((action) => action.messageIds[0])).toEqual(
       expect.arrayContaining([messages[3]?.id, messages[5]?.id]),
@@ -94,24 +83,24 @@ describe('deduplicate', () => {
         .tools([{ name: 'read_file', input: 'y', output: base.replace('item 5"', 'item 6"') }])
         .build(),
     );
-    expect(deduplicate().apply(messages, contextFor()).actions).toEqual([]);
+    expect(deduplicate().apply(messages, strategyContext()).actions).toEqual([]);
   });
 
   it('never stubs preserved or pinned messages, nor the last keepRecentTurns turns', () => {
     const messages = session();
     const preserved = deduplicate().apply(
       messages,
-      contextFor({ preservedIds: new Set([messages[3]?.id as string]) }),
+      strategyContext({ preservedIds: new Set([messages[3]?.id as string]) }),
     );
     expect(preserved.messages[3]).toBe(messages[3]);
     expect(preserved.actions).toHaveLength(1);
     const pinned = messages.map((message, index) =>
       index === 5 ? { ...message, metadata: { pinned: true } } : message,
     );
-    expect(deduplicate().apply(pinned, contextFor()).messages[5]).toBe(pinned[5]);
-    const recent = deduplicate({ keepRecentTurns: 4 }).apply(messages, contextFor());
+    expect(deduplicate().apply(pinned, strategyContext()).messages[5]).toBe(pinned[5]);
+    const recent = deduplicate({ keepRecentTurns: 4 }).apply(messages, strategyContext());
     expect(recent.actions.map((action) => action.messageIds[0])).toEqual([messages[3]?.id]);
-    expect(deduplicate({ keepRecentTurns: 5 }).apply(messages, contextFor()).actions).toEqual([]);
+    expect(deduplicate({ keepRecentTurns: 5 }).apply(messages, strategyContext()).actions).toEqual([]);
   });
 
   it('stubs long duplicated text parts, but not texts under minTokens', () => {
@@ -121,17 +110,17 @@ describe('deduplicate', () => {
       { role: 'assistant', content: 'ok' },
       { role: 'user', content: [{ type: 'text', text: note }] },
     ] satisfies Message[]);
-    const result = deduplicate().apply(messages, contextFor());
+    const result = deduplicate().apply(messages, strategyContext());
     expect(result.messages[0]?.content).toMatch(/^\[duplicate of the text in message /);
-    expect(deduplicate({ minTokens: 100_000 }).apply(messages, contextFor()).actions).toEqual([]);
+    expect(deduplicate({ minTokens: 100_000 }).apply(messages, strategyContext()).actions).toEqual([]);
   });
 
   it('stops once the conversation fits the budget, largest duplicates first', () => {
     const messages = session();
     const total = accountant.countConversation(messages).totalTokens;
-    const result = deduplicate().apply(messages, contextFor({ budgetTokens: total - 10 }));
+    const result = deduplicate().apply(messages, strategyContext({ budgetTokens: total - 10 }));
     expect(result.actions).toHaveLength(1);
-    expect(deduplicate().apply(messages, contextFor({ budgetTokens: total })).actions).toEqual([]);
+    expect(deduplicate().apply(messages, strategyContext({ budgetTokens: total })).actions).toEqual([]);
   });
 
   it('rejects bad options with a typed error', () => {
@@ -180,7 +169,7 @@ describe('deduplicate', () => {
         (messages, pick, keepRecentTurns) => {
           const preservedIds = new Set([messages[pick % messages.length]?.id as string]);
           const strategy = deduplicate({ keepRecentTurns });
-          const context = contextFor({ preservedIds });
+          const context = strategyContext({ preservedIds });
           const result = strategy.apply(messages, context);
           expect(validateMessages(result.messages, { provider: 'any' }).valid).toBe(true);
           result.messages.forEach((message, index) => {
@@ -195,7 +184,7 @@ describe('deduplicate', () => {
                 : original.content.map((part) => (part.type === 'tool-result' ? part.output : undefined));
             expect(outputs).toContainEqual(context.archive.get(action.handle as string)?.content);
           }
-          expect(strategy.apply(messages, contextFor({ preservedIds }))).toEqual(result);
+          expect(strategy.apply(messages, strategyContext({ preservedIds }))).toEqual(result);
           const again = strategy.apply(result.messages, context);
           expect(again.actions).toEqual([]);
           for (const [index, message] of again.messages.entries())

@@ -1,28 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import {
+  checkStrategyInvariants,
+  richConversation,
+  strategyContext,
+} from '../../../test/strategy-invariants.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { createDropPlanner, dropOldestTurns } from './drop-oldest-turns.js';
 
 const accountant = createTokenAccountant();
 const long = (label: string) => `${label}: ${'details of the work done so far. '.repeat(40)}`;
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 function chat(): IdentifiedMessage[] {
   return assignIds(
@@ -53,7 +45,7 @@ const check = { provider: 'any', allowPendingToolCalls: true } as const;
 describe('dropOldestTurns', () => {
   it('drops whole old turns, keeps the first request next to an assistant marker, and stays valid', () => {
     const messages = chat();
-    const context = contextFor({ budgetTokens: 200 });
+    const context = strategyContext({ budgetTokens: 200 });
     const result = dropOldestTurns().apply(messages, context);
     expect(roles(result.messages)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
     expect(result.messages[1]).toBe(messages[1]);
@@ -79,7 +71,7 @@ describe('dropOldestTurns', () => {
   it('drops old steps of one long turn around a preserved task, never splitting a call from its result', () => {
     const messages = agentSession();
     const preservedIds = new Set([messages[1]!.id, messages.at(-2)!.id, messages.at(-1)!.id]);
-    const context = contextFor({ budgetTokens: 400, preservedIds });
+    const context = strategyContext({ budgetTokens: 400, preservedIds });
     const result = dropOldestTurns().apply(messages, context);
     expect(roles(result.messages)).toEqual([
       'system',
@@ -102,7 +94,7 @@ describe('dropOldestTurns', () => {
     const firstStep = accountant.countMessage(messages[2]!) + accountant.countMessage(messages[3]!);
     const folded = dropOldestTurns().apply(
       messages,
-      contextFor({ budgetTokens: total - firstStep + 40, preservedIds: new Set([messages[1]!.id]) }),
+      strategyContext({ budgetTokens: total - firstStep + 40, preservedIds: new Set([messages[1]!.id]) }),
     );
     expect(roles(folded.messages)).toEqual(['system', 'user', ...roles(messages.slice(4))]);
     expect(folded.messages[2]!.id).toBe(messages[4]!.id);
@@ -117,7 +109,7 @@ describe('dropOldestTurns', () => {
     expect(validateMessages(folded.messages, check).valid).toBe(true);
 
     const preservedIds = new Set([messages[1]!.id, messages[4]!.id, messages[5]!.id]);
-    const kept = dropOldestTurns().apply(messages, contextFor({ preservedIds }));
+    const kept = dropOldestTurns().apply(messages, strategyContext({ preservedIds }));
     expect(kept.messages.slice(0, 6)).toEqual(messages.slice(0, 6));
     expect(kept.messages[6]!.content).toMatch(/^\[4 earlier messages archived: h-\w+\]$/);
     expect(kept.warnings).toHaveLength(1);
@@ -137,7 +129,7 @@ describe('dropOldestTurns', () => {
     const lastStep = messages.slice(-2);
     const budgetTokens =
       accountant.countConversation([...messages.slice(0, 2), ...lastStep]).totalTokens + 120;
-    const result = dropOldestTurns().apply(messages, contextFor({ budgetTokens }));
+    const result = dropOldestTurns().apply(messages, strategyContext({ budgetTokens }));
     expect(accountant.countConversation(result.messages).totalTokens).toBeLessThanOrEqual(budgetTokens);
     expect(roles(result.messages)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool']);
     expect(result.messages[2]!.content).toMatch(/^\[2 earlier messages archived: h-\w+\]$/);
@@ -160,7 +152,7 @@ describe('dropOldestTurns', () => {
         .assistant('Short answer three.')
         .build(),
     );
-    const result = dropOldestTurns().apply(messages, contextFor({ budgetTokens: 120 }));
+    const result = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: 120 }));
     expect(result.messages[0]).toBe(messages[0]);
     expect(result.messages.filter((message) => message.role === 'system')).toEqual([messages[0]]);
     expect(result.actions.flatMap((action) => action.messageIds)).toContain(messages[3]!.id);
@@ -170,24 +162,24 @@ describe('dropOldestTurns', () => {
   it('stops as soon as the budget holds and does nothing within budget', () => {
     const messages = chat();
     const total = accountant.countConversation(messages).totalTokens;
-    const within = dropOldestTurns().apply(messages, contextFor({ budgetTokens: total }));
+    const within = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: total }));
     expect(within.messages).toEqual(messages);
     expect(within.actions).toEqual([]);
-    const oneTurn = dropOldestTurns().apply(messages, contextFor({ budgetTokens: total - 100 }));
+    const oneTurn = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: total - 100 }));
     expect(oneTurn.actions).toHaveLength(1);
   });
 
   it('never drops preserved messages, the last request or the last step, even over budget', () => {
     const messages = chat();
     const preservedIds = new Set(messages.map((message) => message.id));
-    expect(dropOldestTurns().apply(messages, contextFor({ preservedIds })).messages).toEqual(messages);
-    const result = dropOldestTurns().apply(messages, contextFor());
+    expect(dropOldestTurns().apply(messages, strategyContext({ preservedIds })).messages).toEqual(messages);
+    const result = dropOldestTurns().apply(messages, strategyContext());
     expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
-    expect(dropOldestTurns().apply(result.messages, contextFor()).messages).toEqual(result.messages);
+    expect(dropOldestTurns().apply(result.messages, strategyContext()).messages).toEqual(result.messages);
   });
 
   it('rejects messages without a role', () => {
-    expect(() => dropOldestTurns().apply([{ id: 'a', content: 'x' }] as never, contextFor())).toThrow(
+    expect(() => dropOldestTurns().apply([{ id: 'a', content: 'x' }] as never, strategyContext())).toThrow(
       InvalidMessageError,
     );
   });
@@ -204,9 +196,9 @@ describe('dropOldestTurns', () => {
           const preservedIds = new Set(messages.slice(0, preservedCount).map((message) => message.id));
           // Folding lowers the budget round by round; a planner must also answer budgets in any order.
           const budgets = shares.map((share) => Math.floor(total * share));
-          const planner = createDropPlanner(messages, contextFor({ preservedIds }));
+          const planner = createDropPlanner(messages, strategyContext({ preservedIds }));
           for (const budgetTokens of [...budgets, ...budgets.reverse()]) {
-            const fresh = dropOldestTurns().apply(messages, contextFor({ budgetTokens, preservedIds }));
+            const fresh = dropOldestTurns().apply(messages, strategyContext({ budgetTokens, preservedIds }));
             expect(planner.drop(budgetTokens)).toEqual(fresh);
           }
         },
@@ -222,9 +214,9 @@ describe('dropOldestTurns', () => {
       const preservedIds = new Set([messages[1]!.id]);
       const total = accountant.countConversation(messages).totalTokens;
       const budgets = Array.from({ length: 24 }, (_, index) => Math.floor((total * (24 - index)) / 24));
-      const planner = createDropPlanner(messages, contextFor({ preservedIds }));
+      const planner = createDropPlanner(messages, strategyContext({ preservedIds }));
       for (const budgetTokens of [...budgets, ...[...budgets].reverse()]) {
-        const fresh = dropOldestTurns().apply(messages, contextFor({ budgetTokens, preservedIds }));
+        const fresh = dropOldestTurns().apply(messages, strategyContext({ budgetTokens, preservedIds }));
         expect(planner.drop(budgetTokens)).toEqual(fresh);
         if (fresh.messages[2]?.id === messages[2]!.id && fresh.actions.length > 0) blocked++;
       }

@@ -1,12 +1,11 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import { strategyContext } from '../../../test/strategy-invariants.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { assistantMessage, createConversationBuilder, userMessage } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { elisionMarker } from './compress-prose.js';
 import { extractiveProse } from './extractive-prose.js';
 
@@ -36,16 +35,6 @@ function identify(messages: Message[]): IdentifiedMessage[] {
   return messages.map((message, index) => ({ ...message, id: `m${index}` }) as IdentifiedMessage);
 }
 
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
-
 function conversation(): IdentifiedMessage[] {
   return identify(
     createConversationBuilder()
@@ -67,7 +56,7 @@ function conversation(): IdentifiedMessage[] {
 describe('extractiveProse', () => {
   it('compresses old long user and assistant text, archives the originals and reports the handles', () => {
     const messages = conversation();
-    const context = contextFor();
+    const context = strategyContext();
     const result = extractiveProse().apply(messages, context);
     const changed = result.messages.filter((message, index) => message !== messages[index]);
     expect(changed.map((message) => message.id)).toEqual(['m1', 'm2', 'm3']);
@@ -110,7 +99,7 @@ describe('extractiveProse', () => {
     ]);
     const result = extractiveProse({ keepRecentTurns: 1 }).apply(
       messages,
-      contextFor({ preservedIds: new Set(['m0']) }),
+      strategyContext({ preservedIds: new Set(['m0']) }),
     );
     expect(result.actions).toEqual([]);
     for (const [index, message] of result.messages.entries()) expect(message).toBe(messages[index]);
@@ -119,20 +108,20 @@ describe('extractiveProse', () => {
   it('stops as soon as the budget holds, oldest first', () => {
     const messages = conversation();
     const total = accountant.countConversation(messages).totalTokens;
-    const result = extractiveProse().apply(messages, contextFor({ budgetTokens: total - 50 }));
+    const result = extractiveProse().apply(messages, strategyContext({ budgetTokens: total - 50 }));
     expect(result.actions.map((action) => action.messageIds[0])).toEqual(['m1']);
     expect(accountant.countConversation(result.messages).totalTokens).toBeLessThanOrEqual(total - 50);
   });
 
   it('does nothing when the conversation already fits', () => {
     const messages = conversation();
-    const result = extractiveProse().apply(messages, contextFor({ budgetTokens: 1_000_000 }));
+    const result = extractiveProse().apply(messages, strategyContext({ budgetTokens: 1_000_000 }));
     expect(result.actions).toEqual([]);
     for (const [index, message] of result.messages.entries()) expect(message).toBe(messages[index]);
   });
 
   it('is idempotent: applying it to its own output changes nothing', () => {
-    const context = contextFor();
+    const context = strategyContext();
     const strategy = extractiveProse({ minTokens: 50, keepRecentTurns: 1 });
     const once = strategy.apply(conversation(), context);
     const twice = strategy.apply(once.messages, context);
@@ -169,7 +158,7 @@ describe('extractiveProse', () => {
           const preservedIds = new Set(
             messages.filter((_, index) => (preserveSeed >> index) % 3 === 0).map((m) => m.id),
           );
-          const context = contextFor({ preservedIds });
+          const context = strategyContext({ preservedIds });
           const strategy = extractiveProse({ minTokens: 100, keepRecentTurns });
           const result = strategy.apply(messages, context);
           expect(validateMessages(result.messages, { provider: 'any' }).valid).toBe(
@@ -183,7 +172,7 @@ describe('extractiveProse', () => {
             accountant.countConversation(messages).totalTokens,
           );
           for (const action of result.actions) expect(context.archive.has(action.handle!)).toBe(true);
-          const again = strategy.apply(messages, contextFor({ preservedIds }));
+          const again = strategy.apply(messages, strategyContext({ preservedIds }));
           expect(again.messages).toEqual(result.messages);
           const twice = strategy.apply(result.messages, context);
           expect(twice.actions).toEqual([]);

@@ -1,26 +1,15 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import { strategyContext } from '../../../test/strategy-invariants.js';
 import { isPrecisError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message, ToolMessage } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { pruneCodeBodies } from './prune-code-bodies.js';
 
 const accountant = createTokenAccountant();
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 function typescriptSource(functions: number, bodyLines = 12): string {
   return Array.from(
@@ -92,7 +81,7 @@ function session(): IdentifiedMessage[] {
 describe('pruneCodeBodies', () => {
   it('prunes numbered file reads, keeping line numbers, and fenced blocks of known languages', () => {
     const messages = session();
-    const context = contextFor();
+    const context = strategyContext();
     const result = pruneCodeBodies({ keepRecentTurns: 1 }).apply(messages, context);
     const read = toolOutput(result.messages[3] as IdentifiedMessage);
     expect(read).toMatch(
@@ -127,13 +116,13 @@ describe('pruneCodeBodies', () => {
     const messages = session();
     const preserved = new Set(messages.map((message) => message.id));
     expect(
-      pruneCodeBodies({ keepRecentTurns: 0 }).apply(messages, contextFor({ preservedIds: preserved }))
+      pruneCodeBodies({ keepRecentTurns: 0 }).apply(messages, strategyContext({ preservedIds: preserved }))
         .actions,
     ).toEqual([]);
     const pinned = messages.map((message) => ({ ...message, metadata: { pinned: true } }));
-    expect(pruneCodeBodies({ keepRecentTurns: 0 }).apply(pinned, contextFor()).actions).toEqual([]);
+    expect(pruneCodeBodies({ keepRecentTurns: 0 }).apply(pinned, strategyContext()).actions).toEqual([]);
     expect(
-      pruneCodeBodies({ keepRecentTurns: 0, minTokens: 100_000 }).apply(messages, contextFor()).actions,
+      pruneCodeBodies({ keepRecentTurns: 0, minTokens: 100_000 }).apply(messages, strategyContext()).actions,
     ).toEqual([]);
     const unknown = assignIds(
       createConversationBuilder()
@@ -142,7 +131,7 @@ describe('pruneCodeBodies', () => {
         .user('y')
         .build(),
     );
-    expect(pruneCodeBodies({ keepRecentTurns: 0 }).apply(unknown, contextFor()).actions).toEqual([]);
+    expect(pruneCodeBodies({ keepRecentTurns: 0 }).apply(unknown, strategyContext()).actions).toEqual([]);
   });
 
   it('stops once the conversation fits the budget, largest first', () => {
@@ -150,10 +139,10 @@ describe('pruneCodeBodies', () => {
     const total = accountant.countConversation(messages).totalTokens;
     const result = pruneCodeBodies({ keepRecentTurns: 0 }).apply(
       messages,
-      contextFor({ budgetTokens: total - 10 }),
+      strategyContext({ budgetTokens: total - 10 }),
     );
     expect(result.actions).toHaveLength(1);
-    expect(pruneCodeBodies().apply(messages, contextFor({ budgetTokens: total })).actions).toEqual([]);
+    expect(pruneCodeBodies().apply(messages, strategyContext({ budgetTokens: total })).actions).toEqual([]);
   });
 
   it('rejects bad options with a typed error', () => {
@@ -201,7 +190,7 @@ describe('pruneCodeBodies', () => {
         (messages, pick, keepRecentTurns) => {
           const preservedIds = new Set([messages[pick % messages.length]?.id as string]);
           const strategy = pruneCodeBodies({ keepRecentTurns });
-          const context = contextFor({ preservedIds });
+          const context = strategyContext({ preservedIds });
           const result = strategy.apply(messages, context);
           expect(validateMessages(result.messages, { provider: 'any' }).valid).toBe(true);
           result.messages.forEach((message, index) => {
@@ -218,7 +207,7 @@ describe('pruneCodeBodies', () => {
                   );
             expect(contents).toContainEqual(context.archive.get(action.handle as string)?.content);
           }
-          expect(strategy.apply(messages, contextFor({ preservedIds }))).toEqual(result);
+          expect(strategy.apply(messages, strategyContext({ preservedIds }))).toEqual(result);
           const again = strategy.apply(result.messages, context);
           expect(again.actions).toEqual([]);
           for (const [index, message] of again.messages.entries())

@@ -1,24 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import {
+  checkStrategyInvariants,
+  richConversation,
+  strategyContext,
+} from '../../../test/strategy-invariants.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
 import { assistantMessage, toolCall, userMessage } from '../../testing/message-builders.js';
-import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { removeFiller, removeFillerText } from './remove-filler.js';
-
-const accountant = createTokenAccountant();
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 describe('removeFillerText', () => {
   it.each([
@@ -64,7 +53,7 @@ describe('removeFiller', () => {
       ]),
       assistantMessage('Sure! Happy to help.'),
     ]);
-    const context = contextFor();
+    const context = strategyContext();
     const result = removeFiller().apply(messages, context);
     expect(result.messages[0]).toBe(messages[0]);
     expect(result.messages[1]).toMatchObject({
@@ -83,13 +72,13 @@ describe('removeFiller', () => {
   it('skips preserved messages and does nothing within budget', () => {
     const messages = assignIds([userMessage('hi'), assistantMessage('Great question! It is 4.')]);
     expect(
-      removeFiller().apply(messages, contextFor({ preservedIds: new Set([messages[1]!.id]) })).actions,
+      removeFiller().apply(messages, strategyContext({ preservedIds: new Set([messages[1]!.id]) })).actions,
     ).toEqual([]);
-    expect(removeFiller().apply(messages, contextFor({ budgetTokens: 10_000 })).actions).toEqual([]);
+    expect(removeFiller().apply(messages, strategyContext({ budgetTokens: 10_000 })).actions).toEqual([]);
   });
 
   it('rejects input that is not a message array', () => {
-    expect(() => removeFiller().apply('nope' as never, contextFor())).toThrow(InvalidMessageError);
+    expect(() => removeFiller().apply('nope' as never, strategyContext())).toThrow(InvalidMessageError);
   });
 
   it('keeps the invariants on generated conversations', () => {

@@ -1,28 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import {
+  checkStrategyInvariants,
+  richConversation,
+  strategyContext,
+} from '../../../test/strategy-invariants.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { assistantMessage, userMessage } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { stripReasoning, stripThinkingTags } from './strip-reasoning.js';
 
 const accountant = createTokenAccountant();
 const thought = Array.from({ length: 40 }, (_, index) => `Step ${index}: consider option ${index}.`).join(
   ' ',
 );
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 function conversation(): IdentifiedMessage[] {
   const messages: Message[] = [
@@ -67,7 +59,7 @@ describe('stripThinkingTags', () => {
 describe('stripReasoning', () => {
   it('strips reasoning parts and tags older than the recent turns, with a stub naming the handle', () => {
     const messages = conversation();
-    const context = contextFor();
+    const context = strategyContext();
     const result = stripReasoning({ keepRecentTurns: 1 }).apply(messages, context);
     const first = result.messages[1]!;
     expect(first.id).toBe(messages[1]!.id);
@@ -92,9 +84,9 @@ describe('stripReasoning', () => {
 
   it('keeps the last turn even with keepRecentTurns 0, and keeps the default 2 turns', () => {
     const messages = conversation();
-    const none = stripReasoning({ keepRecentTurns: 0 }).apply(messages, contextFor());
+    const none = stripReasoning({ keepRecentTurns: 0 }).apply(messages, strategyContext());
     expect(none.messages[5]).toBe(messages[5]);
-    const byDefault = stripReasoning().apply(messages, contextFor());
+    const byDefault = stripReasoning().apply(messages, strategyContext());
     expect(byDefault.actions.map((action) => action.messageIds[0])).toEqual([messages[1]!.id]);
   });
 
@@ -102,10 +94,10 @@ describe('stripReasoning', () => {
     const messages = conversation();
     const preserved = stripReasoning({ keepRecentTurns: 1 }).apply(
       messages,
-      contextFor({ preservedIds: new Set([messages[1]!.id]) }),
+      strategyContext({ preservedIds: new Set([messages[1]!.id]) }),
     );
     expect(preserved.messages[1]).toBe(messages[1]);
-    const within = stripReasoning().apply(messages, contextFor({ budgetTokens: 1_000_000 }));
+    const within = stripReasoning().apply(messages, strategyContext({ budgetTokens: 1_000_000 }));
     expect(within.actions).toEqual([]);
     expect(within.messages).toEqual(messages);
   });
@@ -115,7 +107,7 @@ describe('stripReasoning', () => {
     const total = accountant.countConversation(messages).totalTokens;
     const result = stripReasoning({ keepRecentTurns: 1 }).apply(
       messages,
-      contextFor({ budgetTokens: total - 50 }),
+      strategyContext({ budgetTokens: total - 50 }),
     );
     expect(result.actions).toHaveLength(1);
     expect(result.actions[0]!.messageIds).toEqual([messages[1]!.id]);
@@ -123,7 +115,7 @@ describe('stripReasoning', () => {
 
   it('rejects bad options and messages without ids', () => {
     expect(() => stripReasoning({ keepRecentTurns: -1 })).toThrow(InvalidArgumentError);
-    const apply = () => stripReasoning().apply([{ role: 'user', content: 'x' }] as never, contextFor());
+    const apply = () => stripReasoning().apply([{ role: 'user', content: 'x' }] as never, strategyContext());
     expect(apply).toThrow(InvalidMessageError);
     expect(apply).toThrow(/message 0, field id/);
   });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import {
+  checkStrategyInvariants,
+  richConversation,
+  strategyContext,
+} from '../../../test/strategy-invariants.js';
 import { expand } from '../../archive/expand.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { requestOnly } from '../../messages/content.js';
@@ -8,7 +11,6 @@ import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import { assistantMessage, userMessage } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { demonstrationStubPrefix, preambleStubPrefix, stubDemonstrations } from './stub-demonstrations.js';
 
 const accountant = createTokenAccountant();
@@ -17,16 +19,6 @@ const example = `Here's a running example.\n--- START OF EXAMPLE ---\n${Array.fr
   (_, index) => `USER: step ${index}\nASSISTANT: <function=execute_bash>ls dir${index}</function>`,
 ).join('\n')}\n--- END OF EXAMPLE ---\n\n`;
 const task = 'Fix the descale reminder in src/kettle.ts; it shows "Entkalken!" twice.';
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 function withExample(): IdentifiedMessage[] {
   return assignIds([
@@ -46,7 +38,7 @@ function withExample(): IdentifiedMessage[] {
 describe('stubDemonstrations', () => {
   it('archives the example in front of a preserved task and keeps the request byte-identical', () => {
     const messages = withExample();
-    const context = contextFor({ preservedIds: new Set([messages[1]!.id]) });
+    const context = strategyContext({ preservedIds: new Set([messages[1]!.id]) });
     const result = stubDemonstrations().apply(messages, context);
     const stubbed = result.messages[1]!;
     expect(stubbed.id).toBe(messages[1]!.id);
@@ -77,7 +69,7 @@ describe('stubDemonstrations', () => {
 
   it('counts the archived tokens in the stub, and does nothing more on a second pass', () => {
     const messages = withExample();
-    const context = contextFor();
+    const context = strategyContext();
     const first = stubDemonstrations().apply(messages, context);
     const tokens = accountant.countText(example);
     expect(JSON.stringify(first.messages[1]!.content)).toContain(`· ${tokens} tokens]`);
@@ -94,7 +86,7 @@ describe('stubDemonstrations', () => {
       userMessage(task),
       assistantMessage('On it.'),
     ]);
-    const result = stubDemonstrations().apply(messages, contextFor());
+    const result = stubDemonstrations().apply(messages, strategyContext());
     expect(result.actions.map((action) => action.messageIds[0])).toEqual([messages[0]!.id, messages[1]!.id]);
     for (const index of [0, 1]) {
       expect(result.messages[index]).toMatchObject({ role: messages[index]!.role, metadata: { demo: true } });
@@ -108,11 +100,11 @@ describe('stubDemonstrations', () => {
     // Preserved, pinned or holding a tool call: left alone.
     const preserved = stubDemonstrations().apply(
       messages,
-      contextFor({ preservedIds: new Set([messages[0]!.id, messages[1]!.id]) }),
+      strategyContext({ preservedIds: new Set([messages[0]!.id, messages[1]!.id]) }),
     );
     expect(preserved.actions).toEqual([]);
     const pinned = assignIds([{ ...withExample()[1]!, metadata: { requestPart: 1, pinned: true } }]);
-    expect(stubDemonstrations().apply(pinned, contextFor()).actions).toEqual([]);
+    expect(stubDemonstrations().apply(pinned, strategyContext()).actions).toEqual([]);
     const calling = assignIds([
       demo(
         assistantMessage([
@@ -121,7 +113,7 @@ describe('stubDemonstrations', () => {
         ]),
       ),
     ]);
-    expect(stubDemonstrations().apply(calling, contextFor()).actions).toEqual([]);
+    expect(stubDemonstrations().apply(calling, strategyContext()).actions).toEqual([]);
   });
 
   it('leaves short notes, conversations within budget and requests without a preamble alone', () => {
@@ -138,7 +130,7 @@ describe('stubDemonstrations', () => {
         metadata: { requestPart: 1 },
       },
     ]);
-    expect(stubDemonstrations().apply(notes, contextFor()).actions).toEqual([]);
+    expect(stubDemonstrations().apply(notes, strategyContext()).actions).toEqual([]);
     // A lower threshold takes them too, when the stub is shorter.
     const long = assignIds([
       {
@@ -150,19 +142,19 @@ describe('stubDemonstrations', () => {
         metadata: { requestPart: 1 },
       },
     ]);
-    expect(stubDemonstrations({ minTokens: 10 }).apply(long, contextFor()).actions).toHaveLength(1);
+    expect(stubDemonstrations({ minTokens: 10 }).apply(long, strategyContext()).actions).toHaveLength(1);
 
     const messages = withExample();
     const total = accountant.countConversation(messages).totalTokens;
-    const within = stubDemonstrations().apply(messages, contextFor({ budgetTokens: total }));
+    const within = stubDemonstrations().apply(messages, strategyContext({ budgetTokens: total }));
     expect(within.actions).toEqual([]);
     expect(within.messages).toEqual(messages);
 
     const plain = assignIds([userMessage(example + task), assistantMessage('ok')]);
-    expect(stubDemonstrations().apply(plain, contextFor()).actions).toEqual([]);
+    expect(stubDemonstrations().apply(plain, strategyContext()).actions).toEqual([]);
     // requestPart pointing past the parts is not a preamble.
     const pastEnd = assignIds([{ ...withExample()[1]!, metadata: { requestPart: 2 } }]);
-    expect(stubDemonstrations().apply(pastEnd, contextFor()).actions).toEqual([]);
+    expect(stubDemonstrations().apply(pastEnd, strategyContext()).actions).toEqual([]);
   });
 
   it('rejects a bad minTokens, naming the option', () => {

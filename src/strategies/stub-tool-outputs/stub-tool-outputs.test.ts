@@ -1,27 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { checkStrategyInvariants, richConversation } from '../../../test/strategy-invariants.js';
-import { createMemoryArchive } from '../../archive/archive-store.js';
+import {
+  checkStrategyInvariants,
+  richConversation,
+  strategyContext,
+} from '../../../test/strategy-invariants.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, ToolMessage, ToolResultPart } from '../../messages/types.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
-import type { StrategyContext } from '../strategy.js';
 import { stubToolOutputs, toolOutputStubPrefix } from './stub-tool-outputs.js';
 import { toolOutputGist } from './tool-output-gist.js';
 
 const accountant = createTokenAccountant();
-
-function contextFor(overrides: Partial<StrategyContext> = {}): StrategyContext {
-  return {
-    budgetTokens: 0,
-    accountant,
-    archive: createMemoryArchive(),
-    preservedIds: new Set(),
-    ...overrides,
-  };
-}
 
 function lines(count: number, prefix: string): string {
   return Array.from({ length: count }, (_, index) => `${prefix} ${index}: some output text here`).join('\n');
@@ -102,7 +94,7 @@ describe('toolOutputGist', () => {
 describe('stubToolOutputs', () => {
   it('stubs large old outputs, largest first, keeping call ids, names and error types', () => {
     const messages = session();
-    const context = contextFor();
+    const context = strategyContext();
     const result = stubToolOutputs().apply(messages, context);
     const read = resultPart(result.messages[3]);
     expect(read).toMatchObject({ toolCallId: 'call_1', toolName: 'read_file', output: { type: 'text' } });
@@ -129,20 +121,20 @@ describe('stubToolOutputs', () => {
   it('stops once the budget holds, after the largest output', () => {
     const messages = session();
     const total = accountant.countConversation(messages).totalTokens;
-    const result = stubToolOutputs().apply(messages, contextFor({ budgetTokens: total - 100 }));
+    const result = stubToolOutputs().apply(messages, strategyContext({ budgetTokens: total - 100 }));
     expect(result.actions).toHaveLength(1);
     expect(result.actions[0]!.messageIds).toEqual([messages[3]!.id]);
   });
 
   it('respects keepRecentTurns, minTokens and preserved messages, and never stubs a stub', () => {
     const messages = session();
-    const all = stubToolOutputs({ keepRecentTurns: 0, minTokens: 1 }).apply(messages, contextFor());
+    const all = stubToolOutputs({ keepRecentTurns: 0, minTokens: 1 }).apply(messages, strategyContext());
     expect(resultPart(all.messages[13]).output.type).toBe('text');
     expect(toolOutputText(resultPart(all.messages[13]).output)).toContain('src/late.ts');
-    expect(stubToolOutputs({ minTokens: 1 }).apply(all.messages, contextFor()).actions).toEqual([]);
+    expect(stubToolOutputs({ minTokens: 1 }).apply(all.messages, strategyContext()).actions).toEqual([]);
     const preserved = stubToolOutputs().apply(
       messages,
-      contextFor({ preservedIds: new Set([messages[3]!.id]) }),
+      strategyContext({ preservedIds: new Set([messages[3]!.id]) }),
     );
     expect(preserved.messages[3]).toBe(messages[3]);
     expect(() => stubToolOutputs({ minTokens: -5 })).toThrow(InvalidArgumentError);
