@@ -707,6 +707,26 @@ describe('authoredLinesOf', () => {
     expect(authoredLinesOf('not an object')).toEqual({ kind: 'script', lines: ['not an object'] });
   });
 
+  it("takes a diff's added and removed lines with their markers, not its context lines", () => {
+    // Cursor's edit_file as SpecStory exports it: two columns, no path.
+    const diff = [
+      '  export interface PrOptions {',
+      '    session: string;',
+      '+   debug?: boolean;',
+      '  }',
+      '-     console.log(`[DEBUG] Using base branch: ${baseBranch}`);',
+      '+     if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
+    ].join('\n');
+    expect(authoredLinesOf({ diff })).toEqual({
+      kind: 'script',
+      lines: [
+        '+   debug?: boolean;',
+        '-     console.log(`[DEBUG] Using base branch: ${baseBranch}`);',
+        '+     if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
+      ],
+    });
+  });
+
   it("leaves out an edit's lone words (the editor's sub-command, a bare name), not another call's", () => {
     expect(
       authoredLinesOf({

@@ -575,6 +575,8 @@ function chooseExcerpts(ranked: readonly ExcerptCandidate[], maxChars: number): 
 
 /** Input fields holding text an edit replaces (their lines are context, not something the agent wrote). */
 const replacedTextKey = /^(?:old_?(?:string|str|text|content|code)|search|original(?:_?text)?)$/i;
+/** Input fields holding a diff (Cursor's `edit_file` as SpecStory exports it, a unified diff, a patch). */
+const diffKey = /^(?:diff|patch)$/i;
 /** Input fields naming where, not what: their values are in the files section already. */
 const locationKey =
   /^(?:file_?path|path|paths|filename|file|target_?file|notebook_?path|cwd|directory|dir|url|glob|pattern|include|exclude)$/i;
@@ -610,8 +612,11 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       }
       const isReplaced = key !== undefined && replacedTextKey.test(key);
       if (isReplaced) hasReplacement = true;
+      const isDiff = key !== undefined && diffKey.test(key);
       // Split at \n alone: trimming drops the \r of a \r\n.
       for (const raw of value.split('\n')) {
+        // A diff's context lines were there before: only its `+` and `-` lines (markers kept) say what changed.
+        if (isDiff && !raw.startsWith('+') && !raw.startsWith('-')) continue;
         const line = raw.trim();
         if (isReplaced) replaced.add(line);
         else written.push(line);

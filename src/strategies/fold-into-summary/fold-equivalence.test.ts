@@ -81,7 +81,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '0c03fb062582e4c7aa5c51f432e2926c',
+    result: 'c9aaeda92581782486ba999199c23b63',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
