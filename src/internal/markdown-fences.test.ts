@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fencedBlocks } from './markdown-fences.js';
+import { closedFenceBodies, fencedBlocks } from './markdown-fences.js';
 
 describe('fencedBlocks', () => {
   it('finds backtick and tilde fences with their info, body and offsets', () => {
@@ -18,6 +18,10 @@ describe('fencedBlocks', () => {
     expect(block).toMatchObject({ info: 'md', closed: true });
     expect(block!.body).toBe('```ts\nconst a = 1;\n```\n~~~~\n```` trailing');
     expect(text.slice(block!.end)).toBe('\nafter');
+  });
+
+  it('gives the bodies of the closed blocks only', () => {
+    expect(closedFenceBodies('```sh\nnpm test\n```\ntext\n~~~\n~~~\n```\ncut off')).toEqual(['npm test', '']);
   });
 
   it('leaves an unclosed fence open to the end, and an empty one empty', () => {

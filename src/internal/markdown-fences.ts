@@ -62,6 +62,13 @@ export function fencedBlocks(text: string): FencedBlock[] {
   return blocks;
 }
 
+/** The bodies of the closed fenced blocks: code an author wrote out whole (an unclosed fence may be cut off). */
+export function closedFenceBodies(text: string): string[] {
+  return fencedBlocks(text)
+    .filter((block) => block.closed)
+    .map((block) => block.body);
+}
+
 function closesFence(line: string, marker: string): boolean {
   const trimmed = line.trim();
   if (trimmed.length < marker.length || !/^ {0,3}\S/.test(line)) return false;

@@ -1,5 +1,5 @@
 import { InvalidMessageError } from '../errors/index.js';
-import { fencedBlocks } from '../internal/markdown-fences.js';
+import { closedFenceBodies } from '../internal/markdown-fences.js';
 import { isDemonstration, isErrorOutput, toolOutputText } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
 import { roles } from '../messages/types.js';
@@ -375,10 +375,7 @@ export function createLedger(): Ledger {
 
 /** The bodies of the closed fenced code blocks in the head of a markdown text. */
 function fencedBlocksOf(text: string): string[] {
-  const head = text.length > referenceScanChars ? text.slice(0, referenceScanChars) : text;
-  return fencedBlocks(head)
-    .filter((block) => block.closed)
-    .map((block) => block.body);
+  return closedFenceBodies(text.length > referenceScanChars ? text.slice(0, referenceScanChars) : text);
 }
 
 /**

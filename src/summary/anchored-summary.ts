@@ -1,4 +1,4 @@
-import { fencedBlocks } from '../internal/markdown-fences.js';
+import { closedFenceBodies } from '../internal/markdown-fences.js';
 import {
   buildLedger,
   codeSpan,
@@ -272,9 +272,7 @@ function onlyLooks(call: ToolCallPart): boolean {
 function proseCodeOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
   facts.proseCode ??= keptLines(
-    fencedBlocks(proseOf(message))
-      .filter((block) => block.closed)
-      .flatMap((block) => block.body.split('\n').map((line) => line.trim())),
+    closedFenceBodies(proseOf(message)).flatMap((body) => body.split('\n').map((line) => line.trim())),
   );
   return facts.proseCode;
 }
