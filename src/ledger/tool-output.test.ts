@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { errorLinesOf, exitCodeOf, isPlaceholderOutput, normaliseError } from './tool-output.js';
+import {
+  errorLinesOf,
+  exitCodeOf,
+  firstMeaningfulLine,
+  isPlaceholderOutput,
+  normaliseError,
+} from './tool-output.js';
 
 describe('exitCodeOf', () => {
   it('reads the forms agents print', () => {
@@ -40,6 +46,15 @@ describe('errorLinesOf', () => {
       'Error: bad 1',
       'fatal: not a git repository',
     ]);
+  });
+
+  it('reads an error that starts right after the tag, and its message on the next line', () => {
+    const refused =
+      '<tool_use_error>InputValidationError: Task failed due to the following issue:\nThe required parameter `prompt` is missing</tool_use_error>';
+    expect(errorLinesOf(refused)).toEqual([
+      'InputValidationError: Task failed due to the following issue: ↵ The required parameter `prompt` is missing',
+    ]);
+    expect(errorLinesOf(refused, { strongOnly: true })).toHaveLength(1);
   });
 
   it('in strong mode ignores prose that merely mentions errors', () => {
@@ -111,6 +126,18 @@ describe('errorLinesOf: an error line that leaves its message to the next line',
       '   → Expected MCP tool response to be successful',
     ].join('\n');
     expect(errorLinesOf(run)).toEqual(['× E2E > Error Handling > keeps the response 3ms']);
+  });
+});
+
+describe('firstMeaningfulLine', () => {
+  it('skips status lines and joins a lead-in to the line it introduces', () => {
+    expect(
+      firstMeaningfulLine('Exit code 1\n<tool_use_error>File has not been read yet.</tool_use_error>'),
+    ).toBe('File has not been read yet.');
+    expect(firstMeaningfulLine('Request rejected for these reasons:\n\n  quota exhausted\n')).toBe(
+      'Request rejected for these reasons: ↵ quota exhausted',
+    );
+    expect(firstMeaningfulLine('Refused:\n    at check (a.js:1:1)')).toBe('Refused:');
   });
 });
 

@@ -125,11 +125,18 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
 /** Very long lines (minified output, JSON) are looked at through their head only. */
 const lineHeadChars = 2000;
 
-/** The line of `text` that starts at `start` (its head only) and where the next line starts. */
+/** The tags a harness wraps an error in (Claude Code's `<tool_use_error>`): not part of the message. */
+const errorTagPattern = /<\/?(?:tool_use_error|error)>/g;
+
+/**
+ * The line of `text` that starts at `start` (its head only, without error tags: `<tool_use_error>XError: …`
+ * starts with the error) and where the next line starts.
+ */
 function lineAt(text: string, start: number): { raw: string; next: number } {
   let end = text.indexOf('\n', start);
   if (end === -1) end = text.length;
-  return { raw: text.slice(start, Math.min(end, start + lineHeadChars)), next: end + 1 };
+  const raw = text.slice(start, Math.min(end, start + lineHeadChars));
+  return { raw: raw.includes('<') ? raw.replace(errorTagPattern, '') : raw, next: end + 1 };
 }
 
 /**
@@ -157,7 +164,13 @@ export function firstMeaningfulLine(text: string, maxChars = 400): string | unde
     start = next;
     if (raw.trim().length < 2 || noiseLinePattern.test(raw)) continue;
     const line = cleanErrorLine(raw, maxChars);
-    if (line !== '') return line;
+    if (line === '') continue;
+    // A lead-in ("… failed due to the following issue:") says what follows it.
+    if (!line.endsWith(':')) return line;
+    const message = messageAfter(text, start, errorLinePattern);
+    return message === undefined || message === 'error line'
+      ? line
+      : cleanErrorLine(`${line}${lineBreakMark}${message}`, maxChars);
   }
   return undefined;
 }
@@ -172,7 +185,7 @@ export function withoutColours(text: string): string {
 
 function cleanErrorLine(raw: string, maxChars: number): string {
   let line = withoutColours(raw).trim();
-  line = line.replace(/<\/?(?:tool_use_error|error)>/g, '').trim();
+  line = line.replace(errorTagPattern, '').trim();
   if (line.length > maxChars) line = `${line.slice(0, maxChars)}…`;
   return line;
 }
