@@ -104,9 +104,10 @@ describe('aiderImporter.parse, two sessions in one file', () => {
     },
   );
 
-  it('opens each session with a system message holding the header and the banner', () => {
-    const systems = messages.filter((message) => message.role === 'system');
-    expect(systems.map((message) => message.content)).toEqual([
+  it('opens the first session with a system message and a later one with a harness note, each holding the header and the banner', () => {
+    const openers = messages.filter((message) => message.metadata?.session !== undefined);
+    expect(openers.map((message) => message.role)).toEqual(['system', 'user']);
+    expect(openers.map((message) => message.content)).toEqual([
       [
         '# aider chat started at 2024-06-03 10:12:01',
         'Aider v0.38.0',
@@ -118,9 +119,9 @@ describe('aiderImporter.parse, two sessions in one file', () => {
         '# aider chat started at 2024-06-03 11:00:45\nAider v0.38.0\nModels: claude-3-5',
       ),
     ]);
-    expect(systems.map((message) => message.metadata)).toEqual([
+    expect(openers.map((message) => message.metadata)).toEqual([
       { origin: 'aider', line: 2, record: 0, session: 1, timestamp: '2024-06-03T10:12:01' },
-      { origin: 'aider', line: 100, record: 9, session: 2, timestamp: '2024-06-03T11:00:45' },
+      { origin: 'aider', line: 100, record: 9, session: 2, timestamp: '2024-06-03T11:00:45', harness: true },
     ]);
   });
 

@@ -22,9 +22,10 @@ import type {
  * counts), and the unprefixed text between is the model's reply. SEARCH/REPLACE blocks in a reply become
  * `edit` tool calls; their result is aider's `Applied edit to <path>` line when it printed one.
  *
- * Every session of the file goes into one conversation, in order, each opened by a system message that
- * carries the session header and aider's banner. Records are the file's sections (session headers, user
- * inputs, runs of `> ` lines, replies), numbered from 0.
+ * Every session of the file goes into one conversation, in order, each opened by a message that carries the
+ * session header and aider's banner: the first session's is the system message, a later session's a harness
+ * note (a user message with `metadata.harness`: what aider printed when it restarted, not what the user typed).
+ * Records are the file's sections (session headers, user inputs, runs of `> ` lines, replies), numbered from 0.
  */
 
 const origin = 'aider';
@@ -547,11 +548,25 @@ function parseAider(text: string, context: ImportContext): ImportResult {
       }
       current = { line, startedAt };
       sessions.push(current);
-      const message: Message = {
-        role: 'system',
-        content: header,
-        metadata: metadataOf(line, record, { session: sessions.length, timestamp: startedAt }),
-      };
+      // The first header opens the conversation as its system message. A later one is what aider printed when it
+      // restarted: a harness note, which goes with its turn (as a system message, a repair for Anthropic would
+      // hoist it into the system prompt, and twelve banners took half of a 10% budget).
+      const message: Message =
+        sessions.length > 1
+          ? {
+              role: 'user',
+              content: header,
+              metadata: metadataOf(line, record, {
+                session: sessions.length,
+                timestamp: startedAt,
+                harness: true,
+              }),
+            }
+          : {
+              role: 'system',
+              content: header,
+              metadata: metadataOf(line, record, { session: sessions.length, timestamp: startedAt }),
+            };
       sessionMessage = { index: messages.length };
       bannerFor = current;
       messages.push(message);
