@@ -500,6 +500,20 @@ describe('renderAnchoredSummary', () => {
     }
   });
 
+  it('under a small cap shows the best line of several sections before more lines of the heaviest', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 40;
+    for (const name of ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'])
+      summary.changes.push(`export const ${name}Delay = computeBackoff(${name}Attempt, ${name}MaxDelay);`);
+    summary.files.push({ path: 'src/http/retry.ts', status: 'modified', detail: 'edit +12/-3' });
+    summary.errors.push('`TypeError: fetchWithRetry is not a function` (from npm test)');
+    const text = renderAnchoredSummary(summary, { maxTokens: 100, counter });
+    expect(counter.count(text)).toBeLessThanOrEqual(100);
+    // Code written weighs the most and wants all eight lines; the file still shows, before a third line of code.
+    expect(text).toContain('## Files\n- `src/http/retry.ts` modified');
+    expect(text.match(/^- export const/gm)).toHaveLength(2);
+  });
+
   it('tells every o200k counter the exact count of the text it renders, so the summary is not counted twice', () => {
     const summary = buildAnchoredSummary(session());
     for (let index = 0; index < 60; index++)

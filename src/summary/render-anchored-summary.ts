@@ -191,11 +191,7 @@ interface FittedLines {
  * is worked out once and each cap's choice remembered: a fold renders the same record under several caps.
  * `lineTokens` are the lines' counts; each takes its newline too.
  */
-function lineFitter(
-  lines: readonly string[],
-  lineTokens: readonly number[],
-  policy: LinePolicy,
-): (maxTokens: number, shownElsewhere?: ReadonlySet<number>) => FittedLines {
+function lineFitter(lines: readonly string[], lineTokens: readonly number[], policy: LinePolicy): LineFitter {
   let order: FitCandidate[] | undefined;
   const fitted = new Map<string, FittedLines>();
   const salient = policy === 'salient';
@@ -211,7 +207,7 @@ function lineFitter(
     if (policy === 'latest') ranked.reverse();
     return ranked;
   };
-  return (maxTokens, shownElsewhere) => {
+  const fit = (maxTokens: number, shownElsewhere?: ReadonlySet<number>): FittedLines => {
     const key =
       shownElsewhere === undefined ? `${maxTokens}` : `${maxTokens}|${[...shownElsewhere].join(',')}`;
     const known = fitted.get(key);
@@ -251,6 +247,22 @@ function lineFitter(
     fitted.set(key, result);
     return result;
   };
+  /** The indexes of the lines worth showing, best first. */
+  const ranked = (): number[] => {
+    order ??= rank();
+    const indexes: number[] = [];
+    for (const candidate of order) {
+      if (salient && candidate.score < minSalience) break;
+      indexes.push(candidate.index);
+    }
+    return indexes;
+  };
+  return { fit, ranked };
+}
+
+interface LineFitter {
+  fit(maxTokens: number, shownElsewhere?: ReadonlySet<number>): FittedLines;
+  ranked(): readonly number[];
 }
 
 const memoisedSaliences = new Map<string, number>();
@@ -382,7 +394,7 @@ interface FittedSection {
   keep: LinePolicy;
   lines: readonly string[];
   lineTokens: readonly number[];
-  fitter: (maxTokens: number, shownElsewhere?: ReadonlySet<number>) => FittedLines;
+  fitter: LineFitter;
   /** The section's tokens uncapped: its lines' counts plus their newlines. */
   natural: number;
 }
@@ -474,7 +486,7 @@ export function createAnchoredSummaryRenderer(
         const shownElsewhere = shownIndexes.length === 0 ? undefined : new Set(shownIndexes);
         shownElsewhereBySection.push(shownElsewhere);
         const { kept, keptIndexes, keptTokens, left } =
-          limit === undefined ? allLines(section, shownElsewhere) : section.fitter(limit, shownElsewhere);
+          limit === undefined ? allLines(section, shownElsewhere) : section.fitter.fit(limit, shownElsewhere);
         if (cores !== undefined)
           for (const lineIndex of keptIndexes) {
             const core = cores.get(lineIndex);
@@ -553,27 +565,49 @@ export function createAnchoredSummaryRenderer(
     const used = (lines: FittedLines) => lines.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
     // A section shown for the first time takes its heading, and its `… (+N more)` note when lines are left.
     const note = 10;
-    /** The caps raised to use `room` more tokens (by the line counts: the text's count may differ a little). */
+    /** The extra tokens of a section shown for the first time: its heading, and its `… (+N more)` note. */
+    const opening = (before: FittedLines, after: FittedLines) =>
+      before.kept.length === 0 ? sectionHeadingTokens + (after.left > 0 ? note : 0) : 0;
+    /**
+     * The caps raised to use `room` more tokens (by the line counts: the text's count may differ a little). First
+     * each section that wants more takes its best line that fits, heaviest first, so that a small summary shows
+     * the best line of several sections rather than many lines of one; then what is left goes to them in the same
+     * order, each taking the lines that fit.
+     */
     const raise = (room: number): number[] => {
       let leftover = room;
       const raised = [...caps];
-      for (const { index } of hungry) {
+      /** Raises section `index` to `limit` when that shows more within the leftover. */
+      const tryLimit = (index: number, limit: number): boolean => {
         const shownElsewhere = text.shownElsewhere[index];
-        const before = fitted[index]!.fitter(caps[index]!, shownElsewhere);
-        const firstShown = before.kept.length === 0;
-        // Its unused share is in the leftover already: it grows from what it uses.
-        let limit = used(before) + leftover - (firstShown ? sectionHeadingTokens : 0);
-        let after = fitted[index]!.fitter(limit, shownElsewhere);
-        if (firstShown && after.left > 0) {
-          limit -= note;
-          after = fitted[index]!.fitter(limit, shownElsewhere);
-        }
-        if (limit <= caps[index]!) continue;
-        const extra = firstShown ? sectionHeadingTokens + (after.left > 0 ? note : 0) : 0;
-        const added = used(after) - used(before) + extra;
-        if (after.kept.length === before.kept.length || added > leftover) continue;
+        const before = fitted[index]!.fitter.fit(raised[index]!, shownElsewhere);
+        const after = fitted[index]!.fitter.fit(limit, shownElsewhere);
+        const added = used(after) - used(before) + opening(before, after);
+        if (limit <= raised[index]! || after.kept.length <= before.kept.length || added > leftover)
+          return false;
         raised[index] = limit;
         leftover -= added;
+        return true;
+      };
+      for (const { index } of hungry) {
+        const section = fitted[index]!;
+        const shownElsewhere = text.shownElsewhere[index];
+        const before = section.fitter.fit(raised[index]!, shownElsewhere);
+        const kept = new Set(before.keptIndexes);
+        const heading = before.kept.length === 0 ? sectionHeadingTokens : 0;
+        for (const candidate of section.fitter.ranked()) {
+          if (kept.has(candidate) || shownElsewhere?.has(candidate)) continue;
+          const tokens = section.lineTokens[candidate]! + 1;
+          if (tokens + heading <= leftover && tryLimit(index, used(before) + tokens)) break;
+        }
+      }
+      for (const { index } of hungry) {
+        const shownElsewhere = text.shownElsewhere[index];
+        const before = fitted[index]!.fitter.fit(raised[index]!, shownElsewhere);
+        const heading = before.kept.length === 0 ? sectionHeadingTokens : 0;
+        const limit = used(before) + leftover - heading;
+        // Lines left out take a note too: the limit that leaves room for it.
+        if (!tryLimit(index, limit)) tryLimit(index, limit - note);
       }
       return raised;
     };

@@ -56,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '20b70b209b0ab06309ba2bcc230f2ded', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: '829d21a8f52c9b5e7b5f479a256f497a', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '8c21f6a351332a4b8a60ca01cac662ee', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '25623871b24140df451e37b010021070', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.05': { result: 'fa882df5a0013a13c7a7309ba11ad34a', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: 'e4b504718754ddaea3410d419267785c', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '640801a9b28035983f89fb20270ba223', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '82f85cb7139b7cda4f1e4cdb41234f76', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: 'f30fa9ac845af59ca72e8341e8d516db', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '3fa12027acbc5878a3a0af37bad040aa',
+    result: 'b33bb72ea9a4ede30fff4769da557813',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'aae49a6d40e62301039b7538ec853d01',
+    result: 'b8c6c45d28fa79629e16a4a5072e4b89',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'a76b5532f94f80f09c28762b69b6fa3d',
+    result: 'f47436f578d9d40ce08a4ac22ea1a114',
     archive: 'e34897815fec9b62b9593a7cea28a36d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '6a615c3bd19087dbb157361e9515afd4',
+    result: 'ac16edd2b144a4b95b3dd11ab7c5a470',
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'c9aaeda92581782486ba999199c23b63',
+    result: 'c4d7ade72de5417dccff939d271fa0e8',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
