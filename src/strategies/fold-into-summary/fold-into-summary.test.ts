@@ -48,6 +48,27 @@ describe('foldIntoSummary in compact', () => {
     }
   });
 
+  it('takes the intent from the task as the user wrote it when the budget let a duplicate stub replace it', () => {
+    // A restarted session sends the task again: the first copy may become a stub pointing at the later one,
+    // which the fold then takes away. The intent is the task's text, not the stub's.
+    const task = `Fix the flaky upload in src/upload/chunker.ts. ${'The server drops parts at random offsets. '.repeat(30)}`;
+    const session = uploadSession(6);
+    session[1] = { role: 'user', content: task };
+    const input = [...session.slice(0, 8), { role: 'user', content: task } as Message, ...session.slice(8)];
+    const archive = createMemoryArchive();
+    // An earlier compaction archived the same text from the other copy: the entry names that message.
+    archive.put({ kind: 'text', content: task, messageIds: ['m-earlier'], strategy: 'deduplicate' });
+    const result = compact(input, {
+      budgetTokens: Math.floor(countOf(input) * 0.12),
+      preserveFirstUserMessage: false,
+      ...engine,
+      archive,
+    });
+    const stubbed = result.report.actions.find((action) => action.type === 'stub-duplicate');
+    expect(stubbed?.messageIds).toEqual([assignIds(input)[1]!.id]);
+    expect(soleSummary(result.messages).record.intent).toBe(task.slice(0, 1500).trim());
+  });
+
   it('merges into the existing summary on a later compaction, keeping the first summary items', () => {
     const archive = createMemoryArchive();
     const input = uploadSession(6);

@@ -16,6 +16,7 @@ import {
   anchoredSummaryTokensUpTo,
   createAnchoredSummaryRenderer,
 } from '../../summary/render-anchored-summary.js';
+import { duplicateTextStub } from '../deduplicate/deduplicate.js';
 import { createDropPlanner, type DropPlanner } from '../drop-oldest-turns/drop-oldest-turns.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkStrategyInput } from '../strategy-support.js';
@@ -204,6 +205,10 @@ function foldOnce(
   }
   if (handles.length === 0) return done(dropped);
   const firstTask = messages.find(isOriginalRequest);
+  // The task as the user wrote it: where the budget made it compressible, a strategy may have stubbed it (as a
+  // duplicate of a later copy, which this fold may take away) or elided sentences; the archive has the original.
+  const taskText =
+    firstTask === undefined ? undefined : messageTextOf(requestOnly(originalTask(firstTask, archive)));
   const restoredHandles: string[] = [];
   const originals = restoreOriginals(spanMessages, archive, restoredHandles);
   // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.
@@ -226,7 +231,7 @@ function foldOnce(
         ledger: ledgerOf(originals, settings),
         // A span that extends the previous round's carries on with what its record worked out.
         ...(previous === undefined ? {} : { previous: previous.record }),
-        ...(firstTask === undefined ? {} : { task: messageTextOf(requestOnly(firstTask)) }),
+        ...(taskText === undefined ? {} : { task: taskText }),
       });
   settings.record = { originals, handles: recordHandles, record: deterministic };
   const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
@@ -237,7 +242,9 @@ function foldOnce(
   const target = output[targetIndex]!;
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task message kept verbatim above: the intent only needs to point at it.
-  const taskKept = firstTask !== undefined && output.some((message) => message.id === firstTask.id);
+  const keptTask =
+    firstTask === undefined ? undefined : output.find((message) => message.id === firstTask.id);
+  const taskKept = keptTask !== undefined && messageTextOf(requestOnly(keptTask)) === taskText;
   const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
@@ -444,6 +451,30 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
     current = entry.content;
   }
   return current;
+}
+
+/**
+ * The task message as it was: its shortened texts restored, and a text stubbed as a duplicate of a later copy
+ * too (that stub's archive entry may name the other copy's message, the first the text was archived from).
+ */
+function originalTask(task: IdentifiedMessage, archive: ArchiveStore): IdentifiedMessage {
+  const restored = restoreOriginals([task], archive, [])[0]!;
+  const original = (text: string) => {
+    const entry = archive.get(duplicateTextStub.exec(text)?.[1] ?? '');
+    return entry?.kind === 'text' && typeof entry.content === 'string' ? entry.content : text;
+  };
+  if (typeof restored.content === 'string') {
+    const text = original(restored.content);
+    return text === restored.content ? restored : ({ ...restored, content: text } as IdentifiedMessage);
+  }
+  const content = restored.content.map((part) => {
+    if (part.type !== 'text') return part;
+    const text = original(part.text);
+    return text === part.text ? part : { ...part, text };
+  });
+  return content.every((part, index) => part === (restored.content as typeof content)[index])
+    ? restored
+    : ({ ...restored, content } as IdentifiedMessage);
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
