@@ -238,6 +238,7 @@ export function createLedger(): Ledger {
         : exitCode !== undefined ||
             command === undefined ||
             command.kind === 'search' ||
+            command.kind === 'delegate' ||
             part.output.type !== 'text' ||
             failureSignallingTools.has(part.toolName)
           ? 'ok'

@@ -18,6 +18,7 @@ export {
   type CommandKind,
   type FileAction,
   type FileActionKind,
+  isSubAgentTool,
   normaliseToolName,
   type RecognisedCommand,
   type RecognisedToolCall,

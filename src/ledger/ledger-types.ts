@@ -1,5 +1,5 @@
 import type { IdentifiedMessage } from '../messages/types.js';
-import type { FileActionKind } from './recognise-tool-call.js';
+import type { CommandKind, FileActionKind } from './recognise-tool-call.js';
 import type { ReferenceKind } from './references.js';
 import type { TestRunner } from './shell-command.js';
 
@@ -58,9 +58,9 @@ export const commandStatuses = ['ok', 'failed', 'unknown', 'pending'] as const;
 export type CommandStatus = (typeof commandStatuses)[number];
 
 export interface LedgerCommand {
-  /** Verbatim: a shell line, code, or a search as `Grep "pattern" path`. */
+  /** Verbatim: a shell line, code, a search as `Grep "pattern" path`, a sub-agent's task as `Task "…"`. */
   command: string;
-  kind: 'shell' | 'search' | 'code';
+  kind: CommandKind;
   tool: string;
   runs: number;
   failures: number;

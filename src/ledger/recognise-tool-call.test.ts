@@ -204,6 +204,26 @@ describe('recogniseToolCall', () => {
     ]);
   });
 
+  it('a task handed to a sub-agent: a command named by its description, whose report is not scanned', () => {
+    expect(
+      recogniseToolCall('Task', {
+        description: 'Check package configuration',
+        prompt: 'Examine package.json',
+      }),
+    ).toEqual({
+      files: [],
+      command: { text: 'Task "Check package configuration"', kind: 'delegate', readOnly: true },
+      references: [],
+    });
+    expect(recogniseToolCall('Task', { prompt: 'Analyze the layout.\nThen report.' }).command?.text).toBe(
+      'Task "Analyze the layout."',
+    );
+    // A tool of another name that happens to take a prompt is not a sub-agent.
+    expect(
+      recogniseToolCall('WebFetch', { url: 'https://example.com/a', prompt: 'x' }).command,
+    ).toBeUndefined();
+  });
+
   it('generic tools by name, and structured references', () => {
     expect(files('read_file', { path: 'package.json' })).toEqual([{ kind: 'read', path: 'package.json' }]);
     expect(files('fs_delete_file', { filename: 'tmp/x.log' })).toEqual([

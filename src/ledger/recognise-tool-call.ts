@@ -35,10 +35,14 @@ export interface FileAction {
   symbols?: string[];
 }
 
-export type CommandKind = 'shell' | 'search' | 'code';
+/** `delegate`: a task handed to a sub-agent (Claude Code's `Task`), described as `Task "description"`. */
+export type CommandKind = 'shell' | 'search' | 'code' | 'delegate';
 
 export interface RecognisedCommand {
-  /** The command verbatim (a shell line, a search described as `Grep "pattern" path`, code). */
+  /**
+   * The command verbatim (a shell line, a search described as `Grep "pattern" path`, code, a sub-agent's task
+   * as `Task "description"`).
+   */
   text: string;
   kind: CommandKind;
   /** Only reads or searches: its output is not scanned for errors unless it failed. */
@@ -55,6 +59,17 @@ export interface RecognisedToolCall {
 /** State a recogniser keeps between calls: SWE-agent's open file (its `edit N:M` names none). */
 export interface RecogniserState {
   openFile?: string;
+}
+
+/** Tools that hand a task to a sub-agent and return its final report (Claude Code's `Task`, and the like). */
+const subAgentToolPattern = /^(?:Task|Agent|dispatch_agent|delegate_task|run_subagent)$/;
+
+/** Characters of a sub-agent task's description in its command. */
+const maxDelegateChars = 120;
+
+/** Whether `toolName` hands a task to a sub-agent, whose result is the sub-agent's report. */
+export function isSubAgentTool(toolName: string): boolean {
+  return subAgentToolPattern.test(toolName);
 }
 
 /** `mcp__desktop-commander__read_file` → `read_file`, `MultiEdit` → `multi_edit`, `container.exec` → `container_exec`. */
@@ -533,6 +548,16 @@ export function recogniseToolCall(
   const result = (files: FileAction[], command?: RecognisedCommand): RecognisedToolCall =>
     command === undefined ? { files, references } : { files, command, references };
 
+  if (isSubAgentTool(toolName)) {
+    // What it was asked is prose for another agent, not a script: its description (or the prompt's first line)
+    // names it. Its report is read as the agent's own reasoning, not scanned for errors.
+    const what = (
+      stringField(record, ['description']) ?? stringField(record, ['prompt'])?.trim().split('\n')[0]
+    )?.slice(0, maxDelegateChars);
+    return what === undefined
+      ? result([])
+      : result([], { text: `${toolName} ${JSON.stringify(what)}`, kind: 'delegate', readOnly: true });
+  }
   if (shellTools.has(name)) {
     const shell = recogniseShell(input, state);
     return { ...shell, references: [...references, ...shell.references] };

@@ -80,10 +80,15 @@ function session() {
 }
 
 describe('buildAnchoredSummary', () => {
-  it("reads a sub-agent's report like the assistant's own prose, and no other tool output", () => {
+  it("reads a sub-agent's brief and report like the assistant's own prose, and no other tool output", () => {
     const delegate = toolCall(
       'Task',
-      { description: 'Review the notes fix', prompt: 'Review it.' },
+      {
+        description: 'Review the notes fix',
+        subagent_type: 'general-purpose',
+        prompt:
+          'Review it. I decided to keep the legacy formatter because DISABLE_UNIVERSAL_TOOLS=true still enables it.\n```bash\nnpm test test/notes.test.ts\n```',
+      },
       'call-9',
     );
     const grep = toolCall('Grep', { pattern: 'notes' }, 'call-10');
@@ -100,8 +105,14 @@ describe('buildAnchoredSummary', () => {
         ),
       ]),
     );
-    expect(summary.decisions).toEqual(['I chose to keep the any type because the upstream API is untyped.']);
+    expect(summary.decisions).toEqual([
+      'I decided to keep the legacy formatter because DISABLE_UNIVERSAL_TOOLS=true still enables it.',
+      'I chose to keep the any type because the upstream API is untyped.',
+    ]);
     expect(summary.failedApproaches).toEqual(['The guard did not work on arrays.']);
+    // The brief is prose, not a script: only its code block is; the delegation is a command with its outcome.
+    expect(summary.scripts).toEqual(['npm test test/notes.test.ts']);
+    expect(summary.commands).toContain('`Task "Review the notes fix"` → ok');
   });
 
   it('fills the forced sections with verbatim items', () => {

@@ -2,6 +2,7 @@ import { closedFenceBodies } from '../internal/markdown-fences.js';
 import {
   buildLedger,
   codeSpan,
+  isSubAgentTool,
   type LedgerSnapshot,
   recogniseToolCall,
   runsCommand,
@@ -261,7 +262,7 @@ function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[]
 function onlyLooks(call: ToolCallPart): boolean {
   if (runsCommand(call.toolName)) return false;
   const { command, files } = recogniseToolCall(call.toolName, call.input);
-  if (command !== undefined) return command.kind === 'search';
+  if (command !== undefined) return command.kind === 'search' || command.kind === 'delegate';
   return files.length > 0 && files.every((file) => file.kind === 'read');
 }
 
@@ -293,14 +294,11 @@ function excerptCandidatesOf(message: IdentifiedMessage): ReadonlyArray<{ line: 
   return facts.excerptCandidates;
 }
 
-/** Tools that hand a task to a sub-agent and return its final report (Claude Code's `Task`, and the like). */
-const subAgentTool = /^(?:Task|Agent|dispatch_agent|delegate_task|run_subagent)$/;
-
 function isSubAgentReport(message: IdentifiedMessage): boolean {
   return (
     message.role === 'tool' &&
     typeof message.content !== 'string' &&
-    message.content.some((part) => part.type === 'tool-result' && subAgentTool.test(part.toolName))
+    message.content.some((part) => part.type === 'tool-result' && isSubAgentTool(part.toolName))
   );
 }
 
@@ -309,16 +307,30 @@ function computeProse(message: IdentifiedMessage): string {
   if (message.role === 'tool')
     return message.content
       .map((part) =>
-        part.type === 'tool-result' && subAgentTool.test(part.toolName)
+        part.type === 'tool-result' && isSubAgentTool(part.toolName)
           ? messageText({ role: 'tool', content: [part] })
           : '',
       )
       .filter((text) => text !== '' && !stubLine.test(text.trim()))
       .join('\n');
+  // A sub-agent's brief is the assistant's own prose, written for another agent: its plan, its findings.
   return message.content
-    .map((part) => (part.type === 'text' || part.type === 'reasoning' ? withoutPrecisNote(part.text) : ''))
+    .map((part) =>
+      part.type === 'text' || part.type === 'reasoning'
+        ? withoutPrecisNote(part.text)
+        : part.type === 'tool-call' && isSubAgentTool(part.toolName)
+          ? subAgentBrief(part.input)
+          : '',
+    )
     .filter((text) => text !== '' && !stubLine.test(text.trim()))
     .join('\n');
+}
+
+/** What a sub-agent was asked (its `prompt`). */
+function subAgentBrief(input: unknown): string {
+  const prompt =
+    typeof input === 'object' && input !== null ? (input as { prompt?: unknown }).prompt : undefined;
+  return typeof prompt === 'string' ? prompt : '';
 }
 
 /** A note a strategy ended a compressed text with (`[precis: sentences … elided …; full text: h-…]`). */

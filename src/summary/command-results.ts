@@ -59,6 +59,7 @@ export function commandResultLines(
           text:
             command === undefined ||
             command.kind === 'search' ||
+            command.kind === 'delegate' ||
             (command.readOnly && !gitStateCommand.test(command.text))
               ? ''
               : withoutColours(messageText({ role: 'tool', content: [part] })),
