@@ -117,6 +117,34 @@ describe('precis compress / expand', () => {
     expect(result.stdout).toBe('');
   });
 
+  it('keeps the recent turns within --recent-share of the room, as a share or a percentage', async () => {
+    const run = (share: string) =>
+      cli(
+        'compress',
+        example,
+        '--budget',
+        '10%',
+        '--no-store',
+        '--keep-recent',
+        '4',
+        '--recent-share',
+        share,
+      );
+    const narrow = await run('0.05');
+    expect(narrow.exitCode).toBe(0);
+    expect(narrow.stderr).toMatch(/would take more than 5% of the \d+ tokens left beside the system prompt/);
+    const wide = await run('100%');
+    expect(wide.exitCode).toBe(0);
+    expect(wide.stderr).not.toContain('recentTurnsMaxShare');
+    for (const bad of ['0', '1.5', '150%', 'half']) {
+      const rejected = await run(bad);
+      expect(rejected.exitCode).toBe(2);
+      expect(rejected.stderr).toContain(
+        `--recent-share: expected a share above 0 and at most 1 (0.5 or 50%), got "${bad}"`,
+      );
+    }
+  });
+
   it('rejects bad options and unknown handles', async () => {
     expect((await cli('compress', example)).exitCode).toBe(2);
     expect((await cli('compress', example, '--budget', '0%', '--no-store')).exitCode).toBe(2);

@@ -30,7 +30,7 @@ const commands: Record<string, Command> = {
   compress: {
     summary: 'compress a conversation to a token budget, archiving what was removed',
     usage:
-      'precis compress <file> --budget <tokens|N%> [--to openai|anthropic|ai-sdk|precis] [--keep-recent N] [--strategy a,b,...] [--llm SPEC] [--llm-timeout MS] [--report] [--store PATH | --no-store] [--from F] [--strict]',
+      'precis compress <file> --budget <tokens|N%> [--to openai|anthropic|ai-sdk|precis] [--keep-recent N] [--recent-share S] [--strategy a,b,...] [--llm SPEC] [--llm-timeout MS] [--report] [--store PATH | --no-store] [--from F] [--strict]',
     load: () => import('./commands/compress.js'),
   },
   expand: {

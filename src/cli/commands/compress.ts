@@ -20,6 +20,8 @@ export const defaultStorePath = '.precis/archive.db';
 /**
  * `precis compress <file> --budget <tokens|N%>`: compacts any supported transcript to the budget, writes the
  * result in the `--to` format on stdout and a short report on stderr (`--report`: the full report as JSON).
+ * `--keep-recent N` turns stay byte-identical, as long as they take at most `--recent-share` (default a third)
+ * of the room the system prompt and the task leave.
  * Originals go to a SQLite archive (`.precis/archive.db`, `--store PATH`) so `precis expand <handle>` can read
  * them back; `--no-store` keeps them in memory only. `--strict` stops at the first bad record and fails
  * (exit 1, `budget-exceeded`) when the budget cannot be met.
@@ -35,6 +37,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     budget: { type: 'string', short: 'b' },
     to: { type: 'string' },
     'keep-recent': { type: 'string' },
+    'recent-share': { type: 'string' },
     strategy: { type: 'string' },
     report: { type: 'boolean' },
     store: { type: 'string' },
@@ -52,6 +55,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
     );
   const to = oneOf('--to', values.to, outputFormats) ?? 'precis';
   const keepRecentTurns = nonNegativeInteger('--keep-recent', values['keep-recent']);
+  const recentTurnsMaxShare = parseShare('--recent-share', values['recent-share']);
   const llmConfig = resolveCliLlm(values.llm, values['llm-timeout'], io.env);
   const llm: NamedLlmOptions | undefined =
     llmConfig === undefined
@@ -88,6 +92,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
       archive: archive ?? createMemoryArchive(),
       strict: values.strict === true,
       ...(keepRecentTurns === undefined ? {} : { keepRecentTurns }),
+      ...(recentTurnsMaxShare === undefined ? {} : { recentTurnsMaxShare }),
       ...(strategies === undefined ? {} : { strategies }),
     });
   } finally {
@@ -161,6 +166,19 @@ export function parseBudget(value: string, tokensBefore: number): number {
       `expected a token count (8000) or a share (10%), got "${value}"`,
     );
   return tokens;
+}
+
+/** A share above 0 and at most 1, as `0.5` or `50%`. */
+function parseShare(option: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const match = /^(\d+(?:\.\d+)?)(%?)$/.exec(value.trim());
+  const share = match === null ? Number.NaN : Number(match[1]) / (match[2] === '%' ? 100 : 1);
+  if (!(share > 0 && share <= 1))
+    throw new InvalidArgumentError(
+      option,
+      `expected a share above 0 and at most 1 (0.5 or 50%), got "${value}"`,
+    );
+  return share;
 }
 
 function nonNegativeInteger(option: string, value: string | undefined): number | undefined {
