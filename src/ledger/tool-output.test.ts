@@ -16,6 +16,9 @@ describe('exitCodeOf', () => {
     expect(exitCodeOf('x\n[Command finished with exit code 2]')).toBe(2);
     expect(exitCodeOf('Exit code 1\nnode:internal/modules/run_main:123')).toBe(1);
     expect(exitCodeOf('Process exited with code 127')).toBe(127);
+    expect(
+      exitCodeOf('Hello World from Perl!///PROCESS-DONE:0:PROCESS-DONE///\n(Open file: n/a)\nbash-$'),
+    ).toBe(0);
     expect(exitCodeOf('all good')).toBeUndefined();
   });
 

@@ -15,6 +15,8 @@ const exitCodePatterns: readonly RegExp[] = [
   /\[(?:Command finished with exit code|The command completed with exit code) (-?\d+)\.?\]/,
   /^Exit code:? (-?\d+)\b/m,
   /\bProcess exited with code (-?\d+)/,
+  // SWE-agent's end-of-command marker, glued to the output's last line.
+  /\/\/\/PROCESS-DONE:(-?\d+):PROCESS-DONE\/\/\//,
   /\b(?:exit(?:ed with)? (?:code|status)|return ?code|returncode)[:=]?\s*(-?\d+)\b/i,
 ];
 

@@ -723,6 +723,11 @@ describe('authoredLinesOf', () => {
         content: 'const a = require("x");\nconsole.log(a.run());',
       }),
     ).toMatchObject({ kind: 'script' });
+    // SWE-agent's edit terminator is the command's syntax.
+    expect(authoredLinesOf({ command: 'edit 1:1\nprint "Content-type: text/html";\nend_of_edit' })).toEqual({
+      kind: 'script',
+      lines: ['edit 1:1', 'print "Content-type: text/html";'],
+    });
     expect(
       authoredLinesOf({ command: "cat <<'EOF' > repro.py\nimport numpy as np\nnp.random.seed(42)\nEOF" }),
     ).toEqual({

@@ -647,12 +647,20 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
 }
 
 const loneWord = /^[\w$.-]+$/;
+/** The line that ends SWE-agent's `edit N:M` replacement: the command's syntax, not a line written. */
+const terminatorLine = /^end_of_edit$/;
 
 /** Trimmed lines worth a summary line, capped and distinct: not trivial (brackets, blank, very short), not `replaced`. */
 function keptLines(lines: readonly string[], replaced?: ReadonlySet<string>): string[] {
   const kept: string[] = [];
   for (const line of lines) {
-    if (line.length < 6 || replaced?.has(line) === true || !/[A-Za-z]{2}/.test(line)) continue;
+    if (
+      line.length < 6 ||
+      replaced?.has(line) === true ||
+      !/[A-Za-z]{2}/.test(line) ||
+      terminatorLine.test(line)
+    )
+      continue;
     const capped = line.length > maxChangeChars ? `${line.slice(0, maxChangeChars)}…` : line;
     if (!kept.includes(capped)) kept.push(capped);
   }

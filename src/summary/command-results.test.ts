@@ -99,8 +99,21 @@ describe('commandResultLines', () => {
       ['npm run lint:check', '> attio-mcp@0.2.0 lint:check\n> eslint src'],
       // mini-swe-agent's wrapper around an empty output.
       ['rm scratch.py', '<returncode>0</returncode>\n<output>\n</output>'],
+      // SWE-agent's end-of-command marker and the prompt after every output.
+      [
+        'perl printenv.pl',
+        'Hello World from Perl!///PROCESS-DONE:0:PROCESS-DONE///\n(Open file: /ctf/printenv.pl)\n(Current directory: /ctf)\nbash-$',
+      ],
+      [
+        'edit 1:1\nprint 1;\nend_of_edit',
+        '[File: /ctf/printenv.pl (5 lines total)]\n(Open file: n/a)\nbash-$',
+      ],
     ]);
-    expect(commandResultLines(messages)).toEqual(['Test Files  1 passed (1)', 'Tests  14 passed (14)']);
+    expect(commandResultLines(messages)).toEqual([
+      'Test Files  1 passed (1)',
+      'Tests  14 passed (14)',
+      'Hello World from Perl!',
+    ]);
   });
 
   it('keeps where git stands (branch, status) though those commands only read', () => {

@@ -19,6 +19,8 @@ const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
 /** Output wrappers and stubs say nothing about the result. */
 const wrapperLine =
   /^(?:<\/?(?:returncode|output|stdout|stderr)>|<returncode>-?\d*<\/returncode>|\[.*archived: h-[0-9a-f]+.*\])$/;
+/** SWE-agent's end-of-command marker (`///PROCESS-DONE:0:PROCESS-DONE///`), glued to the output's last line. */
+const processDoneMarker = /\/\/\/PROCESS-DONE:-?\d+:PROCESS-DONE\/\/\/$/;
 /** Where a harness cut an output (Claude Code): what comes before it is not how the command ended. */
 const truncationLine = /^\.\.\. \[\d+ lines truncated\] \.\.\.$/;
 
@@ -86,7 +88,7 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   for (let start = 0; start <= text.length && keyValues < maxKeyValueLines; ) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end).trim();
+    const line = text.slice(start, end).trim().replace(processDoneMarker, '');
     // Both forms hold a number: a line without a digit is neither (and costs no pattern).
     if (isResultLine(line) && /\d/.test(line) && (keyValueLine.test(line) || tallyLine.test(line))) {
       chosen.push(line);
@@ -97,7 +99,10 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   }
   for (let end = text.length; ; ) {
     const newline = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
-    const line = text.slice(newline + 1, end).trim();
+    const line = text
+      .slice(newline + 1, end)
+      .trim()
+      .replace(processDoneMarker, '');
     if (truncationLine.test(line)) break;
     if (isResultLine(line)) {
       chosen.push(line);
@@ -111,9 +116,11 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
 
 /**
  * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
- * shell's continuation prompt), one passing test of many, a test runner's timings.
+ * shell's continuation prompt), one passing test of many, a test runner's timings, SWE-agent's prompt after
+ * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`.
  */
-const noiseLine = /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s)/;
+const noiseLine =
+  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$)/;
 
 /** A line worth keeping as a result: some letters, not an output wrapper, a stub or noise. */
 function isResultLine(line: string): boolean {
