@@ -247,15 +247,18 @@ function lineFitter(lines: readonly string[], lineTokens: readonly number[], pol
     fitted.set(key, result);
     return result;
   };
+  let rankedIndexes: number[] | undefined;
   /** The indexes of the lines worth showing, best first. */
-  const ranked = (): number[] => {
-    order ??= rank();
-    const indexes: number[] = [];
-    for (const candidate of order) {
-      if (salient && candidate.score < minSalience) break;
-      indexes.push(candidate.index);
+  const ranked = (): readonly number[] => {
+    if (rankedIndexes === undefined) {
+      order ??= rank();
+      rankedIndexes = [];
+      for (const candidate of order) {
+        if (salient && candidate.score < minSalience) break;
+        rankedIndexes.push(candidate.index);
+      }
     }
-    return indexes;
+    return rankedIndexes;
   };
   return { fit, ranked };
 }

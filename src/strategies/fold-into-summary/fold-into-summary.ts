@@ -418,22 +418,26 @@ function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): Identi
   }
   const known = restoredOf.get(message);
   if (known !== undefined) return known;
-  const original = (text: string) => originalText(text, message.id, archive);
-  let restored = message;
-  if (typeof message.content === 'string') {
-    const text = original(message.content);
-    if (text !== message.content) restored = { ...message, content: text } as IdentifiedMessage;
-  } else if (message.content.some((part) => part.type === 'text' && part.text.includes('h-'))) {
-    const content = message.content.map((part) => {
-      if (part.type !== 'text') return part;
-      const text = original(part.text);
-      return text === part.text ? part : { ...part, text };
-    });
-    if (content.some((part, index) => part !== (message.content as typeof content)[index]))
-      restored = { ...message, content } as IdentifiedMessage;
-  }
+  const restored = withTexts(message, (text) => originalText(text, message.id, archive));
   restoredOf.set(message, restored);
   return restored;
+}
+
+/** `message` with `map` applied to its texts (string content, text parts): itself when no text changes. */
+function withTexts(message: IdentifiedMessage, map: (text: string) => string): IdentifiedMessage {
+  if (typeof message.content === 'string') {
+    const text = map(message.content);
+    return text === message.content ? message : ({ ...message, content: text } as IdentifiedMessage);
+  }
+  if (!message.content.some((part) => part.type === 'text' && part.text.includes('h-'))) return message;
+  const content = message.content.map((part) => {
+    if (part.type !== 'text') return part;
+    const text = map(part.text);
+    return text === part.text ? part : { ...part, text };
+  });
+  return content.every((part, index) => part === (message.content as typeof content)[index])
+    ? message
+    : ({ ...message, content } as IdentifiedMessage);
 }
 
 /**
@@ -458,23 +462,10 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
  * too (that stub's archive entry may name the other copy's message, the first the text was archived from).
  */
 function originalTask(task: IdentifiedMessage, archive: ArchiveStore): IdentifiedMessage {
-  const restored = restoreOriginals([task], archive, [])[0]!;
-  const original = (text: string) => {
+  return withTexts(restoreOriginals([task], archive, [])[0]!, (text) => {
     const entry = archive.get(duplicateTextStub.exec(text)?.[1] ?? '');
     return entry?.kind === 'text' && typeof entry.content === 'string' ? entry.content : text;
-  };
-  if (typeof restored.content === 'string') {
-    const text = original(restored.content);
-    return text === restored.content ? restored : ({ ...restored, content: text } as IdentifiedMessage);
-  }
-  const content = restored.content.map((part) => {
-    if (part.type !== 'text') return part;
-    const text = original(part.text);
-    return text === part.text ? part : { ...part, text };
   });
-  return content.every((part, index) => part === (restored.content as typeof content)[index])
-    ? restored
-    : ({ ...restored, content } as IdentifiedMessage);
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
