@@ -21,6 +21,12 @@ const wrapperLine =
   /^(?:<\/?(?:returncode|output|stdout|stderr)>|<returncode>-?\d*<\/returncode>|\[.*archived: h-[0-9a-f]+.*\])$/;
 /** SWE-agent's end-of-command marker (`///PROCESS-DONE:0:PROCESS-DONE///`), glued to the output's last line. */
 const processDoneMarker = /\/\/\/PROCESS-DONE:-?\d+:PROCESS-DONE\/\/\/$/;
+
+/** An output's line, trimmed, without SWE-agent's marker (looked for only where a line ends like it). */
+function outputLine(text: string, start: number, end: number): string {
+  const line = text.slice(start, end).trim();
+  return line.endsWith('PROCESS-DONE///') ? line.replace(processDoneMarker, '') : line;
+}
 /** Where a harness cut an output (Claude Code): what comes before it is not how the command ended. */
 const truncationLine = /^\.\.\. \[\d+ lines truncated\] \.\.\.$/;
 
@@ -88,7 +94,7 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   for (let start = 0; start <= text.length && keyValues < maxKeyValueLines; ) {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;
-    const line = text.slice(start, end).trim().replace(processDoneMarker, '');
+    const line = outputLine(text, start, end);
     // Both forms hold a number: a line without a digit is neither (and costs no pattern).
     if (isResultLine(line) && /\d/.test(line) && (keyValueLine.test(line) || tallyLine.test(line))) {
       chosen.push(line);
@@ -99,10 +105,7 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
   }
   for (let end = text.length; ; ) {
     const newline = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
-    const line = text
-      .slice(newline + 1, end)
-      .trim()
-      .replace(processDoneMarker, '');
+    const line = outputLine(text, newline + 1, end);
     if (truncationLine.test(line)) break;
     if (isResultLine(line)) {
       chosen.push(line);

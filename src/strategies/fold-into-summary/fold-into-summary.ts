@@ -77,7 +77,14 @@ export function foldIntoSummary(
       if (accountant.countConversation(messages).totalTokens <= budgetTokens)
         return { messages: [...messages], actions: [], warnings: [] };
       const summaryCap = Math.floor(budgetTokens * maxSummaryShare);
+      const task = messages.find(isOriginalRequest);
       const settings: FoldSettings = {
+        // The task as the user wrote it: where the budget made it compressible, a strategy may have stubbed it
+        // (as a duplicate of a later copy, which folding may take away) or elided sentences; the archive has it.
+        task:
+          task === undefined
+            ? undefined
+            : { id: task.id, text: messageTextOf(requestOnly(originalTask(task, context.archive))) },
         summaryCap,
         maxIntentChars,
         name,
@@ -115,6 +122,8 @@ export function foldIntoSummary(
 }
 
 interface FoldSettings {
+  /** The first user request (the same in every round) and its original text. */
+  task: { id: string; text: string } | undefined;
   summaryCap: number;
   maxIntentChars: number;
   name: string;
@@ -204,11 +213,7 @@ function foldOnce(
     spanMessages.push(...(entry.content as IdentifiedMessage[]));
   }
   if (handles.length === 0) return done(dropped);
-  const firstTask = messages.find(isOriginalRequest);
-  // The task as the user wrote it: where the budget made it compressible, a strategy may have stubbed it (as a
-  // duplicate of a later copy, which this fold may take away) or elided sentences; the archive has the original.
-  const taskText =
-    firstTask === undefined ? undefined : messageTextOf(requestOnly(originalTask(firstTask, archive)));
+  const { task } = settings;
   const restoredHandles: string[] = [];
   const originals = restoreOriginals(spanMessages, archive, restoredHandles);
   // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.
@@ -231,7 +236,7 @@ function foldOnce(
         ledger: ledgerOf(originals, settings),
         // A span that extends the previous round's carries on with what its record worked out.
         ...(previous === undefined ? {} : { previous: previous.record }),
-        ...(taskText === undefined ? {} : { task: taskText }),
+        ...(task === undefined ? {} : { task: task.text }),
       });
   settings.record = { originals, handles: recordHandles, record: deterministic };
   const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
@@ -242,9 +247,8 @@ function foldOnce(
   const target = output[targetIndex]!;
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task message kept verbatim above: the intent only needs to point at it.
-  const keptTask =
-    firstTask === undefined ? undefined : output.find((message) => message.id === firstTask.id);
-  const taskKept = keptTask !== undefined && messageTextOf(requestOnly(keptTask)) === taskText;
+  const keptTask = task === undefined ? undefined : output.find((message) => message.id === task.id);
+  const taskKept = keptTask !== undefined && messageTextOf(requestOnly(keptTask)) === task?.text;
   const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
