@@ -21,7 +21,11 @@ export interface ArchiveEntry {
 }
 
 export interface ArchiveStore {
-  /** Stores an original (idempotent: putting the same content again returns the same handle). */
+  /**
+   * Stores an original. Idempotent: putting the same content again returns the same handle and keeps the first
+   * kind, strategy and content, but adds the message ids the entry did not list yet (the same text archived
+   * from a re-sent task and from its first copy names both messages).
+   */
   put(entry: Omit<ArchiveEntry, 'handle'>): string;
   get(handle: string): ArchiveEntry | undefined;
   has(handle: string): boolean;
@@ -118,13 +122,35 @@ function serialisedItem(item: unknown): string {
   return text;
 }
 
+/**
+ * The message ids of an entry put again: `known` followed by those of `added` it lacks, in order; `undefined`
+ * when it lacks none (the usual case: strategies put the same original from the same messages on every pass).
+ */
+export function mergedMessageIds(known: readonly string[], added: readonly string[]): string[] | undefined {
+  if (added.length <= known.length && added.every((id, index) => known[index] === id)) return undefined;
+  const seen = new Set(known);
+  const merged = [...known];
+  for (const id of added) {
+    if (seen.has(id)) continue;
+    seen.add(id);
+    merged.push(id);
+  }
+  return merged.length === known.length ? undefined : merged;
+}
+
 /** An in-memory archive for library use and tests. */
 export function createMemoryArchive(): ArchiveStore & { readonly size: number } {
   const entries = new Map<string, ArchiveEntry>();
   return {
     put(entry) {
       const handle = archiveHandle(entry.kind, entry.content);
-      if (!entries.has(handle)) entries.set(handle, { ...entry, handle });
+      const known = entries.get(handle);
+      if (known === undefined) entries.set(handle, { ...entry, messageIds: [...entry.messageIds], handle });
+      else {
+        const messageIds = mergedMessageIds(known.messageIds, entry.messageIds);
+        // A new entry object: one that a caller got earlier does not change under it.
+        if (messageIds !== undefined) entries.set(handle, { ...known, messageIds });
+      }
       return handle;
     },
     get: (handle) => entries.get(handle),

@@ -173,7 +173,7 @@ describe('createSqliteArchive', () => {
     expect(archiveHandle('messages', stored)).toBe(handle);
   });
 
-  it('puts idempotently: the same content keeps one row and its first metadata', () => {
+  it('puts idempotently: the same content keeps one row, its first metadata and every message id', () => {
     let now = Date.parse('2025-01-01T00:00:00.000Z');
     const archive = open({ clock: () => new Date(now++) });
     const first = archive.put({
@@ -190,10 +190,11 @@ describe('createSqliteArchive', () => {
     });
     expect(again).toBe(first);
     expect(archive.size).toBe(1);
-    expect(archive.get(first)).toMatchObject({ messageIds: ['m1'], strategy: 'first' });
+    expect(archive.get(first)).toMatchObject({ messageIds: ['m1', 'm9'], strategy: 'first' });
     expect(archive.list()).toEqual([
       expect.objectContaining({ handle: first, createdAt: '2025-01-01T00:00:00.000Z' }),
     ]);
+    expect(archive.list({ messageId: 'm9' }).map((summary) => summary.handle)).toEqual([first]);
     // Same content under another kind is another original.
     expect(
       archive.put({ kind: 'tool-output', content: { a: 1, b: [2] }, messageIds: [], strategy: 's' }),
@@ -589,6 +590,40 @@ describe('both stores', () => {
         { numRuns: 400 },
       );
     }
+  });
+
+  it('a repeated put adds the message ids the entry lacked, in the order first seen', () => {
+    for (const [name, store] of stores) {
+      fc.assert(
+        fc.property(
+          fc.string(),
+          fc.array(fc.uniqueArray(fc.constantFrom('m1', 'm2', 'm3', 'm4'), { maxLength: 4 }), {
+            minLength: 1,
+            maxLength: 5,
+          }),
+          (content, idLists) => {
+            // Content no other run puts: the entry starts with this run's first put.
+            const text = `${name} ${JSON.stringify(idLists)} ${content}`;
+            const handles = idLists.map((messageIds, index) =>
+              store().put({ kind: 'text', content: text, messageIds, strategy: `s${index}` }),
+            );
+            expect(new Set(handles).size).toBe(1);
+            const expected = [...new Set(idLists.flat())];
+            expect(store().get(handles[0]!), name).toMatchObject({ messageIds: expected, strategy: 's0' });
+          },
+        ),
+        { numRuns: 200 },
+      );
+    }
+  });
+
+  it('an entry got before a repeated put does not change under its holder', () => {
+    const memory = createMemoryArchive();
+    const handle = memory.put({ kind: 'text', content: 'task', messageIds: ['m1'], strategy: 's' });
+    const before = memory.get(handle)!;
+    memory.put({ kind: 'text', content: 'task', messageIds: ['m7'], strategy: 's' });
+    expect(before.messageIds).toEqual(['m1']);
+    expect(memory.get(handle)?.messageIds).toEqual(['m1', 'm7']);
   });
 
   it('get(put(messages)).content deep-equals the messages, for arbitrary conversations', () => {

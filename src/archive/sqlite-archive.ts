@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
-import { type ArchiveEntry, type ArchiveStore, archiveHandle } from './archive-store.js';
+import { type ArchiveEntry, type ArchiveStore, archiveHandle, mergedMessageIds } from './archive-store.js';
 
 export interface SqliteArchiveOptions {
   /** The database file. Its parent directory is created when missing (not in read-only mode). */
@@ -155,17 +155,10 @@ export function createSqliteArchive(options: SqliteArchiveOptions): SqliteArchiv
   }
 
   const database = openDatabase(path, readonly, busyTimeoutMs);
-  const statements = guard(path, 'prepare', () => ({
-    insert: database.prepare<[string, string, string, string, string, number, string]>(
-      `INSERT OR IGNORE INTO archive_entries (handle, kind, strategy, message_ids, content, size_bytes, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?)`,
-    ),
-    get: database.prepare<[string], EntryRow>(
-      'SELECT handle, kind, strategy, message_ids, content FROM archive_entries WHERE handle = ?',
-    ),
-    has: database.prepare<[string], number>('SELECT 1 FROM archive_entries WHERE handle = ?').pluck(),
-    count: database.prepare<[], number>('SELECT count(*) FROM archive_entries').pluck(),
-  }));
+  const statements = guard(path, 'prepare', () => {
+    registerMergeIds(database, path);
+    return prepareStatements(database);
+  });
 
   function ensureOpen(): void {
     if (!database.open) throw new PrecisError('io-error', `archive ${path} is closed`);
@@ -226,6 +219,35 @@ export function createSqliteArchive(options: SqliteArchiveOptions): SqliteArchiv
     close() {
       if (database.open) database.close();
     },
+  };
+}
+
+/** The SQL function that merges a stored entry's message ids with those of a repeated put (JSON arrays). */
+const mergeIdsFunction = 'precis_merge_message_ids';
+
+function registerMergeIds(database: Database, path: string): void {
+  database.function(mergeIdsFunction, { deterministic: true }, (stored, added, handle) => {
+    const known = parseStored(path, String(handle), String(stored)) as string[];
+    const merged = mergedMessageIds(known, JSON.parse(String(added)) as string[]);
+    return merged === undefined ? stored : JSON.stringify(merged);
+  });
+}
+
+function prepareStatements(database: Database) {
+  const merged = `${mergeIdsFunction}(message_ids, excluded.message_ids, handle)`;
+  return {
+    // A repeated put keeps the first row and adds the message ids it lacked, in one statement, so writers in
+    // other processes cannot interleave; the row is only written when an id is new.
+    insert: database.prepare<[string, string, string, string, string, number, string]>(
+      `INSERT INTO archive_entries (handle, kind, strategy, message_ids, content, size_bytes, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (handle) DO UPDATE SET message_ids = ${merged} WHERE ${merged} IS NOT message_ids`,
+    ),
+    get: database.prepare<[string], EntryRow>(
+      'SELECT handle, kind, strategy, message_ids, content FROM archive_entries WHERE handle = ?',
+    ),
+    has: database.prepare<[string], number>('SELECT 1 FROM archive_entries WHERE handle = ?').pluck(),
+    count: database.prepare<[], number>('SELECT count(*) FROM archive_entries').pluck(),
   };
 }
 

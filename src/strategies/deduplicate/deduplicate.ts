@@ -116,7 +116,6 @@ function applyDeduplicate(
       strategy: strategyName,
     });
     const what = candidate.kind === 'tool-output' ? 'the tool output' : 'the text';
-    // Its shape is `duplicateTextStub`'s.
     const stubText = `[duplicate of ${what} in message ${keptId} (${percent}% similar, ${stub.tokens} tokens), archived: ${handle}]`;
     const replaced = replaceCandidate(current, candidate, stubText);
     const tokensBefore = context.accountant.countMessage(current);
@@ -136,13 +135,6 @@ function applyDeduplicate(
   }
   return { messages: output, actions, warnings: [] };
 }
-
-/**
- * A text part this strategy replaced by a stub, whole: its handle (group 1) names a `text` entry, which may
- * list another message's id (the archive keeps the first message a content came from).
- */
-export const duplicateTextStub =
-  /^\[duplicate of the text in message \S+ \(\d+% similar, \d+ tokens\), archived: (h-[0-9a-f]+)\]$/;
 
 function isPreserved(message: IdentifiedMessage, context: StrategyContext): boolean {
   return context.preservedIds.has(message.id) || message.metadata?.pinned === true;

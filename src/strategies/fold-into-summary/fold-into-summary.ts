@@ -16,7 +16,6 @@ import {
   anchoredSummaryTokensUpTo,
   createAnchoredSummaryRenderer,
 } from '../../summary/render-anchored-summary.js';
-import { duplicateTextStub } from '../deduplicate/deduplicate.js';
 import { createDropPlanner, type DropPlanner } from '../drop-oldest-turns/drop-oldest-turns.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkStrategyInput } from '../strategy-support.js';
@@ -84,7 +83,10 @@ export function foldIntoSummary(
         task:
           task === undefined
             ? undefined
-            : { id: task.id, text: messageTextOf(requestOnly(originalTask(task, context.archive))) },
+            : {
+                id: task.id,
+                text: messageTextOf(requestOnly(restoreOriginals([task], context.archive, [])[0]!)),
+              },
         summaryCap,
         maxIntentChars,
         name,
@@ -459,17 +461,6 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
     current = entry.content;
   }
   return current;
-}
-
-/**
- * The task message as it was: its shortened texts restored, and a text stubbed as a duplicate of a later copy
- * too (that stub's archive entry may name the other copy's message, the first the text was archived from).
- */
-function originalTask(task: IdentifiedMessage, archive: ArchiveStore): IdentifiedMessage {
-  return withTexts(restoreOriginals([task], archive, [])[0]!, (text) => {
-    const entry = archive.get(duplicateTextStub.exec(text)?.[1] ?? '');
-    return entry?.kind === 'text' && typeof entry.content === 'string' ? entry.content : text;
-  });
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
