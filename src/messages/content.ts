@@ -98,6 +98,11 @@ export function isHarnessNote(message: Message): boolean {
   return message.metadata?.harness === true;
 }
 
+/** Whether a message is a prompt the harness wrote for a request (`metadata.expansion`): a command's. */
+export function isExpansion(message: Message): boolean {
+  return message.metadata?.expansion === true;
+}
+
 /**
  * Whether a user message holds what the user asked: not an in-context demonstration, not a harness note.
  * Such messages are where the task and instructions come from.

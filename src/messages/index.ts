@@ -3,6 +3,7 @@ export {
   isDemonstration,
   isEmptyMessage,
   isErrorOutput,
+  isExpansion,
   isHarnessNote,
   isOriginalRequest,
   isUserRequest,

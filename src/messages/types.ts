@@ -114,6 +114,17 @@ export interface MessageMetadata {
    * parts before it may be archived behind a stub (`stub-demonstrations`); the request may not.
    */
   requestPart?: number;
+  /**
+   * A prompt the harness wrote for the user's request: what a custom command or skill expands to (Claude Code's
+   * `isMeta` prompt after `/command`). An instruction the agent follows, but not what the user typed.
+   */
+  expansion?: boolean;
+  /**
+   * Where an expansion (see `expansion`) starts among the parts, when a repair merged it after its request.
+   * While the message is preserved, nothing changes; when it is not (the budget gave up the task), the parts
+   * from here on may be archived behind a stub before the words the user typed are touched (`stub-demonstrations`).
+   */
+  expansionPart?: number;
   /** Free-form data of importers and integrations (timestamps, source record ids). */
   [key: string]: JSONValue | undefined;
 }

@@ -95,6 +95,7 @@ export {
 } from './strip-reasoning/strip-reasoning.js';
 export {
   demonstrationStubPrefix,
+  expansionStubPrefix,
   preambleStubPrefix,
   stubDemonstrations,
 } from './stub-demonstrations/stub-demonstrations.js';

@@ -482,6 +482,31 @@ describe('renderAnchoredSummary', () => {
     expect(text).toMatch(/\nIn the archive, not shown: session intent \(1\)(, commands \(\d\))?\.$/);
   });
 
+  it('gives a small cap to a line before the closing line that names what is not shown', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 20;
+    summary.handles.push('h-fa4098ecec4b9857862e', 'h-7100070f0cf66a74901e', 'h-5ea22428a3932e03af43');
+    summary.files.push({ path: '/path/to/Demo/CLAUDE.md', status: 'modified', detail: 'edit +64/-36' });
+    summary.decisions.push('Updated Next.js version: using 15.5.2 instead of 14, with React 19.1.0');
+    summary.errors.push(
+      '`File has not been read yet. Read it first before writing to it.` (from Edit CLAUDE.md)',
+    );
+    for (let index = 0; index < 3; index++) summary.commands.push(`\`Glob "**/*.md" dir-${index}\` → ok`);
+    for (let index = 0; index < 40; index++) summary.scripts.push(`│   ├── Component${index}.tsx`);
+    for (let index = 0; index < 90; index++) summary.excerpts.push(`# Section ${index} of the README`);
+    summary.nextSteps.push('Check the remaining components against the docs.');
+    const header = counter.count(renderAnchoredSummary(summary, { maxTokens: 1, counter }));
+    // Room for a line or two, not for them and the closing line that names seven sections.
+    const text = renderAnchoredSummary(summary, { maxTokens: header + 45, counter });
+    expect(counter.count(text)).toBeLessThanOrEqual(header + 45);
+    expect(text).toMatch(/\n## [^\n]+\n- /);
+    expect(text).not.toContain('In the archive, not shown');
+    // With room to spare, the closing line still comes.
+    expect(renderAnchoredSummary(summary, { maxTokens: header + 160, counter })).toContain(
+      'In the archive, not shown',
+    );
+  });
+
   it('offers the room that whole lines leave of the sections’ shares to the sections that want more', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 40;
@@ -520,9 +545,11 @@ describe('renderAnchoredSummary', () => {
     summary.errors.push('`TypeError: fetchWithRetry is not a function` (from npm test)');
     const text = renderAnchoredSummary(summary, { maxTokens: 100, counter });
     expect(counter.count(text)).toBeLessThanOrEqual(100);
-    // Code written weighs the most and wants all eight lines; the file still shows, before a third line of code.
+    // Code written weighs the most and wants all eight lines; the file still shows. The room a closing line
+    // naming the errors would take goes to a line (the error's, with its heading, does not fit).
     expect(text).toContain('## Files\n- `src/http/retry.ts` modified');
-    expect(text.match(/^- export const/gm)).toHaveLength(2);
+    expect(text.match(/^- export const/gm)).toHaveLength(3);
+    expect(text).not.toContain('In the archive, not shown');
   });
 
   it('tells every o200k counter the exact count of the text it renders, so the summary is not counted twice', () => {

@@ -379,6 +379,10 @@ interface BuiltText {
   blockTokens: Array<Array<number | undefined>>;
   /** Per section, the lines left out because an earlier section showed them. */
   shownElsewhere: Array<ReadonlySet<number> | undefined>;
+  /** Sections with lines but none shown, as the closing line names them (`files (3)`). */
+  unshown: readonly string[];
+  /** The text with its closing line, made once. */
+  closed?: BuiltText;
   tokens?: number;
 }
 
@@ -505,13 +509,13 @@ export function createAnchoredSummaryRenderer(
         blocks.push([`## ${section.title}`, ...(lines.length === 0 ? [''] : lines)]);
         blockTokens.push([undefined, ...keptTokens]);
       });
-      if (unshown.length > 0) {
-        const closing = `In the archive, not shown: ${unshown.join(', ')}.`;
-        pieces.push(closing);
-        blocks.push([closing]);
-        blockTokens.push([undefined]);
-      }
-      entry = { text: pieces.join('\n\n'), blocks, blockTokens, shownElsewhere: shownElsewhereBySection };
+      entry = {
+        text: pieces.join('\n\n'),
+        blocks,
+        blockTokens,
+        shownElsewhere: shownElsewhereBySection,
+        unshown,
+      };
       built.set(key, entry);
     }
     return entry;
@@ -520,6 +524,31 @@ export function createAnchoredSummaryRenderer(
     entry.tokens ??= countText(entry);
     return entry.tokens;
   };
+  /**
+   * The text with the line that names the sections it shows nothing of. That line holds no fact, only where to
+   * look, so it comes last: it is added when it fits beside the lines, never in their place.
+   */
+  const closedOf = (entry: BuiltText): BuiltText => {
+    if (entry.unshown.length === 0) return entry;
+    if (entry.closed === undefined) {
+      const closing = `In the archive, not shown: ${entry.unshown.join(', ')}.`;
+      entry.closed = {
+        text: `${entry.text}\n\n${closing}`,
+        blocks: [...entry.blocks, [closing]],
+        blockTokens: [...entry.blockTokens, [undefined]],
+        shownElsewhere: entry.shownElsewhere,
+        unshown: [],
+      };
+    }
+    return entry.closed;
+  };
+  const withClosing = (entry: BuiltText, maxTokens: number): string => {
+    const closed = closedOf(entry);
+    return tokensOf(closed) <= maxTokens ? closed.text : entry.text;
+  };
+  /** The text under `caps` with the room left offered to the sections that want more, then the closing line. */
+  const finish = (caps: readonly number[], text: BuiltText, maxTokens: number): string =>
+    withClosing(withLeftover(caps, text, maxTokens), maxTokens);
   const natural = fitted.map((section) => section.natural);
   // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
   // that could be returned is counted exactly.
@@ -532,6 +561,10 @@ export function createAnchoredSummaryRenderer(
     }
     if (headerTokens >= maxTokens) return headerText;
 
+    // The shares are cut until the text fits with its closing line, as when the line is shown; then the line's
+    // room is offered to the sections too (a section's best line first). Where it never fits with the line,
+    // the first cut that fits without it.
+    let fitsWithoutClosing: { caps: number[]; text: BuiltText } | undefined;
     let scale = 1;
     for (let attempt = 0; attempt < 8; attempt++) {
       const available = Math.max(
@@ -550,10 +583,15 @@ export function createAnchoredSummaryRenderer(
         return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
       });
       const text = build(finalCaps);
-      if (tokensOf(text) <= maxTokens) return withLeftover(finalCaps, text, maxTokens).text;
+      if (tokensOf(text) <= maxTokens) {
+        if (tokensOf(closedOf(text)) <= maxTokens) return finish(finalCaps, text, maxTokens);
+        fitsWithoutClosing ??= { caps: finalCaps, text };
+      }
       scale *= 0.8;
     }
-    return headerText;
+    return fitsWithoutClosing === undefined
+      ? headerText
+      : finish(fitsWithoutClosing.caps, fitsWithoutClosing.text, maxTokens);
   };
   /**
    * Lines go whole, so a section's share is rarely used up; what the text leaves of `maxTokens` is offered to

@@ -353,6 +353,44 @@ describe('repairMessages', () => {
     expect(notes!.metadata).toEqual({ harness: true });
   });
 
+  it('merges a command with the prompt it expanded to, which the request knows the start of', () => {
+    const note: Message = {
+      role: 'user',
+      content: 'Caveat: local commands follow.',
+      metadata: { harness: true },
+    };
+    const command: Message = {
+      role: 'user',
+      content: '<command-name>/review</command-name>',
+      metadata: { origin: 'claude-code', command: '/review' },
+    };
+    const expansion: Message = {
+      role: 'user',
+      content: [
+        { type: 'text', text: 'Review the diff.' },
+        { type: 'text', text: 'List risks.' },
+      ],
+      metadata: { origin: 'claude-code', expansion: true },
+    };
+    const [merged] = repairMessages([note, command, expansion], { provider: 'anthropic' }).messages;
+    expect(merged!.content).toHaveLength(4);
+    expect(merged!.metadata).toEqual({
+      origin: 'claude-code',
+      command: '/review',
+      requestPart: 1,
+      expansionPart: 2,
+    });
+    // Merged again after another note, both starts move with it.
+    const [again] = repairMessages([note, merged!], { provider: 'anthropic' }).messages;
+    expect(again!.metadata).toMatchObject({ requestPart: 2, expansionPart: 3 });
+    // An expansion alone is no request's, and one before a request is not the request's end.
+    const [alone] = repairMessages([expansion, expansion], { provider: 'anthropic' }).messages;
+    expect(alone!.metadata).toEqual({ origin: 'claude-code', expansion: true });
+    const [first] = repairMessages([expansion, command], { provider: 'anthropic' }).messages;
+    expect(first!.metadata).not.toHaveProperty('expansionPart');
+    expect(first!.metadata).not.toHaveProperty('expansion');
+  });
+
   it('merges an assistant message whose provider-executed calls are answered inline with the next one', () => {
     const server = call('s', { providerExecuted: true });
     const conversation = [user(), assistant(server, result('s')), assistant(call('a')), tool(result('a'))];

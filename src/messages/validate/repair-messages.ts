@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { isDemonstration, isHarnessNote, isUserRequest } from '../content.js';
+import { isDemonstration, isExpansion, isHarnessNote, isUserRequest } from '../content.js';
 import { parseMessages } from '../parse.js';
 import type { Provider } from '../provider.js';
 import type {
@@ -606,9 +606,28 @@ function partsBeforeRequest(run: readonly Message[]): number {
       const own = message.metadata?.requestPart;
       return parts + (typeof own === 'number' ? own : 0);
     }
-    parts += typeof message.content === 'string' ? 1 : message.content.length;
+    parts += partCount(message);
   }
   return parts;
+}
+
+/**
+ * How many parts come before the expansions that close `run` (a command's prompt after the command): the
+ * parts of the messages before them; where no expansion closes it, the last message's own `expansionPart`.
+ */
+function partsBeforeExpansion(run: readonly Message[]): number | undefined {
+  let start = run.length;
+  while (start > 0 && isExpansion(run[start - 1]!)) start--;
+  const last = run.at(-1)!;
+  const own = last.metadata?.expansionPart;
+  if (start === run.length && typeof own !== 'number') return undefined;
+  const before = start === run.length ? run.slice(0, -1) : run.slice(0, start);
+  const parts = before.reduce((sum, message) => sum + partCount(message), 0);
+  return start === run.length ? parts + (own as number) : parts;
+}
+
+function partCount(message: Message): number {
+  return typeof message.content === 'string' ? 1 : message.content.length;
 }
 
 /**
@@ -644,9 +663,14 @@ function mergeMessages(run: readonly Message[]): Message {
     merged.metadata = pinned ? { ...metadata, pinned: true } : metadata;
     if (!run.every(isDemonstration)) delete merged.metadata.demo;
     if (!run.every(isHarnessNote)) delete merged.metadata.harness;
+    if (!run.every(isExpansion)) delete merged.metadata.expansion;
     const requestPart = partsBeforeRequest(run);
     if (requestPart > 0 && requestPart < content.length) merged.metadata.requestPart = requestPart;
     else delete merged.metadata.requestPart;
+    const expansionPart = partsBeforeExpansion(run);
+    if (expansionPart !== undefined && expansionPart > requestPart && expansionPart < content.length)
+      merged.metadata.expansionPart = expansionPart;
+    else delete merged.metadata.expansionPart;
   }
   if (providerOptions !== undefined) merged.providerOptions = providerOptions;
   return merged;

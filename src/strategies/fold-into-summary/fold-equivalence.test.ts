@@ -56,7 +56,7 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'fa882df5a0013a13c7a7309ba11ad34a', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.05': { result: 'de4a55497c1ccde1bf906a9b3a931733', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
   '0.1': { result: 'e4b504718754ddaea3410d419267785c', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
   '0.15': { result: '640801a9b28035983f89fb20270ba223', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
   '0.2': { result: '82f85cb7139b7cda4f1e4cdb41234f76', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
@@ -73,11 +73,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'f47436f578d9d40ce08a4ac22ea1a114',
-    archive: 'e34897815fec9b62b9593a7cea28a36d',
+    result: 'ce39702813ca3c8bd2347b66b7a2f7ad',
+    archive: '074e5824a67c5cfb7d0c7f1bab3c5a3d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'ac16edd2b144a4b95b3dd11ab7c5a470',
+    result: '4f4c2ed1c95b3ca1d29d1909dec884b0',
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {

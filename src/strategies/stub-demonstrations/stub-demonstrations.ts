@@ -1,5 +1,5 @@
 import { archiveHandle } from '../../archive/archive-store.js';
-import { isDemonstration } from '../../messages/content.js';
+import { isDemonstration, isExpansion } from '../../messages/content.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkCount, checkStrategyInput, createRunningTotal } from '../strategy-support.js';
@@ -14,7 +14,10 @@ const strategyName = 'stub-demonstrations';
  *   stays byte-identical; this is the one change a strategy makes to a preserved message. The parts become one
  *   stub text, and `requestPart` becomes 1;
  * - whole demonstration messages (`metadata.demo`) that are not preserved, when they hold only text: their
- *   content becomes the stub.
+ *   content becomes the stub;
+ * - the prompt a command expanded to (`metadata.expansion`, or the parts of a merged request from
+ *   `metadata.expansionPart` on), only when its message is not preserved: it instructs the agent, so it goes
+ *   only where the budget has already given up keeping the task whole, before the words the user typed.
  *
  * None of it is this session's work, so a stub loses nothing the summary would keep; the original message goes
  * to the archive and the stub names its handle. Pinned messages are left alone, and a stub is only used when
@@ -86,60 +89,96 @@ interface Stubbed {
   tokens: number;
 }
 
-/** The message with its preamble or demonstration replaced by a stub; undefined when it has neither. */
+/**
+ * The message with its preamble, its expansion (when not preserved) or itself as a demonstration or an
+ * expansion replaced by a stub; undefined when it has none of these.
+ */
 function withStub(message: IdentifiedMessage, context: StrategyContext): Stubbed | undefined {
-  const requestPart = message.metadata?.requestPart;
-  if (
-    message.role === 'user' &&
-    typeof requestPart === 'number' &&
-    requestPart > 0 &&
-    Array.isArray(message.content) &&
-    requestPart < message.content.length
-  ) {
-    const parts = message.content as readonly Part[];
-    const preamble = parts.slice(0, requestPart);
-    // Already a stub: the first pass left exactly one text part naming a handle.
-    if (
-      preamble.length === 1 &&
-      preamble[0]!.type === 'text' &&
-      preamble[0]!.text.startsWith(preambleStubPrefix)
-    )
-      return undefined;
-    const handle = archiveHandle('messages', [message]);
-    const tokens = preambleTokens(preamble, context);
-    const stub: Part = { type: 'text', text: `${preambleStubPrefix}${handle} · ${tokens} tokens]` };
-    return {
-      message: {
-        ...message,
-        content: [stub, ...parts.slice(requestPart)],
-        metadata: { ...message.metadata, requestPart: 1 },
-      } as IdentifiedMessage,
-      handle,
-      what: `${requestPart} part${requestPart === 1 ? '' : 's'} before the request`,
-      tokens,
-    };
+  if (message.role === 'user' && Array.isArray(message.content)) {
+    const stubbed = withPartsStubbed(message, message.content as readonly Part[], context);
+    if (stubbed !== undefined) return stubbed;
   }
-  if (!isDemonstration(message) || context.preservedIds.has(message.id) || !isTextOnly(message))
-    return undefined;
-  if (typeof message.content === 'string' && message.content.startsWith(demonstrationStubPrefix))
+  const whole = isDemonstration(message) ? 'demonstration' : isExpansion(message) ? 'expansion' : undefined;
+  if (whole === undefined || context.preservedIds.has(message.id) || !isTextOnly(message)) return undefined;
+  if (typeof message.content === 'string' && message.content.startsWith(stubPrefixes[whole]))
     return undefined;
   const handle = archiveHandle('messages', [message]);
   const tokens = context.accountant.countMessage(message);
-  const stub = `${demonstrationStubPrefix}${handle} · ${tokens} tokens]`;
+  const stub = `${stubPrefixes[whole]}${handle} · ${tokens} tokens]`;
   return {
     message: { ...message, content: stub } as IdentifiedMessage,
     handle,
-    what: 'the demonstration',
+    what: whole === 'demonstration' ? 'the demonstration' : 'the expansion',
     tokens,
   };
+}
+
+/**
+ * The parts before the request (`requestPart`) as one stub, and those of its expansion (`expansionPart`) as
+ * another when the message is not preserved; the request's own parts unchanged. Undefined when neither applies
+ * or both are stubs already.
+ */
+function withPartsStubbed(
+  message: IdentifiedMessage,
+  parts: readonly Part[],
+  context: StrategyContext,
+): Stubbed | undefined {
+  const { requestPart, expansionPart } = message.metadata ?? {};
+  const requestStart = typeof requestPart === 'number' && requestPart > 0 ? requestPart : 0;
+  // The expansion is an instruction: it goes only once the budget has given up preserving the message.
+  const expansionStubbed =
+    typeof expansionPart === 'number' &&
+    expansionPart > requestStart &&
+    expansionPart < parts.length &&
+    !context.preservedIds.has(message.id);
+  const requestEnd = expansionStubbed ? expansionPart : parts.length;
+  if (requestStart >= parts.length) return undefined;
+  const preamble = parts.slice(0, requestStart);
+  const expansion = parts.slice(requestEnd);
+  const stubPreamble = preamble.length > 0 && !isStub(preamble, preambleStubPrefix);
+  const stubExpansion = expansion.length > 0 && !isStub(expansion, expansionStubPrefix);
+  if (!stubPreamble && !stubExpansion) return undefined;
+  const handle = archiveHandle('messages', [message]);
+  const stubOf = (stubbed: readonly Part[], prefix: string) => {
+    const tokens = textTokens(stubbed, context);
+    return { tokens, part: { type: 'text', text: `${prefix}${handle} · ${tokens} tokens]` } as Part };
+  };
+  const before = stubPreamble ? stubOf(preamble, preambleStubPrefix) : undefined;
+  const after = stubExpansion ? stubOf(expansion, expansionStubPrefix) : undefined;
+  const request = parts.slice(requestStart, requestEnd);
+  const content = [...(before === undefined ? preamble : [before.part]), ...request];
+  const metadata = { ...message.metadata };
+  if (requestStart > 0) metadata.requestPart = before === undefined ? requestStart : 1;
+  if (requestEnd < parts.length) metadata.expansionPart = content.length;
+  content.push(...(after === undefined ? expansion : [after.part]));
+  const what = [
+    before === undefined
+      ? undefined
+      : `${requestStart} part${requestStart === 1 ? '' : 's'} before the request`,
+    after === undefined ? undefined : 'the expansion after it',
+  ].filter((item) => item !== undefined);
+  return {
+    message: { ...message, content, metadata } as IdentifiedMessage,
+    handle,
+    what: what.join(' and '),
+    tokens: (before?.tokens ?? 0) + (after?.tokens ?? 0),
+  };
+}
+
+/** Whether `parts` are one stub text with `prefix`: a pass before left them so. */
+function isStub(parts: readonly Part[], prefix: string): boolean {
+  return parts.length === 1 && parts[0]!.type === 'text' && parts[0]!.text.startsWith(prefix);
 }
 
 /** Stub of the parts before a request: an in-context example or harness notes, which the archive keeps. */
 export const preambleStubPrefix = '[text before the request archived: ';
 /** Stub of a demonstration message. */
 export const demonstrationStubPrefix = '[in-context demonstration archived: ';
+/** Stub of the prompt a command expanded to (a whole message, or the parts after its request). */
+export const expansionStubPrefix = '[expanded command prompt archived: ';
+const stubPrefixes = { demonstration: demonstrationStubPrefix, expansion: expansionStubPrefix };
 
-function preambleTokens(parts: readonly Part[], context: StrategyContext): number {
+function textTokens(parts: readonly Part[], context: StrategyContext): number {
   let tokens = 0;
   for (const part of parts)
     if (part.type === 'text' || part.type === 'reasoning') tokens += context.accountant.countText(part.text);

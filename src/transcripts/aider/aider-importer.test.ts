@@ -168,7 +168,7 @@ describe('aiderImporter.parse, two sessions in one file', () => {
     expect(messages[2]).toEqual({
       role: 'user',
       content: '2210 prompt tokens, 64 completion tokens, $0.012010 cost',
-      metadata: { origin: 'aider', line: 12, record: 3, aiderOutput: true },
+      metadata: { origin: 'aider', line: 12, record: 3, aiderOutput: true, harness: true },
     });
     expect(messages[4]!.content).toBe(
       'app/text.py\ntests/test_text.py\nAdd these files to the chat? yes\n3120 prompt tokens, 410 completion tokens, $0.021750 cost',
@@ -264,6 +264,75 @@ describe('aiderImporter.parse, two sessions in one file', () => {
     expect(withoutHeading.map((message) => message.role)).toEqual(messages.map((message) => message.role));
     const crlf = importText(fixture('aider-classic.chat-history.txt').replace(/\n/g, '\r\n')).messages;
     expect(crlf).toEqual(messages);
+  });
+});
+
+describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
+  const history = [
+    '# aider chat started at 2025-09-22 12:04:00',
+    '',
+    '> Aider v0.83.1  ',
+    '',
+    '#### /ask  ',
+    '',
+    '> Aider v0.83.1  ',
+    '> Main model: openrouter/qwen/qwen3-coder with ask edit format  ',
+    '',
+    '#### /model openrouter/deepseek/deepseek-chat-v3.1  ',
+    '',
+    '#### /home/dev/app.py crashes on start, why?  ',
+    '',
+    'It imports a missing module.',
+    '',
+    '> Tokens: 310 sent, 1.0k received.  ',
+    '> # 1 SEARCH/REPLACE block failed to match!',
+    '',
+    '## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app.py',
+    '<<<<<<< SEARCH',
+    'import missing',
+    '',
+    'Just reply with fixed versions of the block above that failed to match.  ',
+    '',
+    '#### /ask what does app.py import?  ',
+    '',
+    '#### /code  ',
+    '#### Please remove the import.  ',
+    '',
+    '#### /add app.py  ',
+    '',
+  ].join('\n');
+  const { messages } = importText(history);
+  const users = messages.filter((message) => message.role === 'user');
+
+  it('marks its commands and its output as harness notes, the requests not', () => {
+    expect(users.map((message) => [message.content, message.metadata?.harness === true])).toEqual([
+      ['/ask', true],
+      ['Aider v0.83.1\nMain model: openrouter/qwen/qwen3-coder with ask edit format', true],
+      ['/model openrouter/deepseek/deepseek-chat-v3.1', true],
+      ['/home/dev/app.py crashes on start, why?', false],
+      [expect.stringMatching(/^Tokens: 310 sent/), true],
+      ['/ask what does app.py import?', false],
+      ['/code\nPlease remove the import.', false],
+      ['/add app.py', true],
+    ]);
+    expect(users[2]!.metadata).toMatchObject({ command: '/model' });
+    expect(users[3]!.metadata).not.toHaveProperty('command');
+  });
+
+  it('reads a multi-line output with blank lines inside as one entry, up to its line break', () => {
+    expect(users[4]!.content).toBe(
+      [
+        'Tokens: 310 sent, 1.0k received.',
+        '# 1 SEARCH/REPLACE block failed to match!',
+        '',
+        '## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app.py',
+        '<<<<<<< SEARCH',
+        'import missing',
+        '',
+        'Just reply with fixed versions of the block above that failed to match.',
+      ].join('\n'),
+    );
+    expect(messages.filter((message) => message.role === 'assistant')).toHaveLength(1);
   });
 });
 

@@ -82,10 +82,10 @@ function readSections(lines: readonly string[]): Section[] {
     const line = lines[index];
     if (line === undefined || !isOutputStart(line)) return -1;
     if (!marked || endsWithBreak(line)) return index + 1;
-    // A multi-line message: only its first line has the prefix, only its last the line break.
+    // A multi-line message: only its first line has the prefix, only its last the line break; blank lines
+    // inside are its own (an edit error's explanation, a lint report).
     for (let next = index + 1; next < lines.length && next < index + 200; next++) {
       const candidate = lines[next]!;
-      if (candidate === '') return -1;
       if (isOutputStart(candidate) || isUserLine(candidate) || sessionHeaderPattern.test(candidate))
         return -1;
       if (endsWithBreak(candidate) && !isBlank(candidate)) return next + 1;
@@ -595,10 +595,12 @@ function parseAider(text: string, context: ImportContext): ImportResult {
       }
       context.use();
       const first = entries.find((entry) => !isBlank(entry.text)) ?? entries[0]!;
+      // What aider printed (token costs, prompts it answered itself, lint and test output) is a harness note:
+      // not the user's words, though the errors in it still count.
       messages.push({
         role: 'user',
         content: rest,
-        metadata: metadataOf(first.line, record, { aiderOutput: true }),
+        metadata: metadataOf(first.line, record, { aiderOutput: true, harness: true }),
       });
       continue;
     }
@@ -617,7 +619,12 @@ function parseAider(text: string, context: ImportContext): ImportResult {
         continue;
       }
       context.use();
-      messages.push({ role: 'user', content: prompt, metadata: metadataOf(line, record) });
+      const command = aiderCommand(prompt);
+      messages.push({
+        role: 'user',
+        content: prompt,
+        metadata: metadataOf(line, record, command === undefined ? {} : { command, harness: true }),
+      });
       continue;
     }
 
@@ -665,6 +672,69 @@ function parseAider(text: string, context: ImportContext): ImportResult {
     extra,
   };
   return { conversation: { messages, ...(model === undefined ? {} : { model }) }, metadata };
+}
+
+/** aider's in-chat commands (`/help` lists them); `/ask`, `/code`, `/architect` and `/context` may carry a request. */
+const aiderCommands = new Set([
+  'add',
+  'architect',
+  'ask',
+  'chat-mode',
+  'clear',
+  'code',
+  'commit',
+  'context',
+  'copy',
+  'copy-context',
+  'diff',
+  'drop',
+  'edit',
+  'editor',
+  'editor-model',
+  'exit',
+  'git',
+  'help',
+  'lint',
+  'load',
+  'ls',
+  'map',
+  'map-refresh',
+  'model',
+  'models',
+  'multiline-mode',
+  'paste',
+  'quit',
+  'read-only',
+  'reasoning-effort',
+  'report',
+  'reset',
+  'run',
+  'save',
+  'settings',
+  'test',
+  'think-tokens',
+  'tokens',
+  'undo',
+  'voice',
+  'weak-model',
+  'web',
+]);
+const requestCommands = new Set(['architect', 'ask', 'code', 'context']);
+
+/**
+ * `/name` of a prompt that is an aider command rather than a request to the model: a mode switch (`/ask`
+ * alone), a model or file change (`/model …`, `/add …`), a command aider runs (`/run …`). One of the chat
+ * modes followed by text is that text's request, and so is a prompt that only starts like a path.
+ */
+function aiderCommand(prompt: string): string | undefined {
+  const match = /^\/([a-z][a-z-]*)(?=\s|$)/.exec(prompt.trimStart());
+  const name = match?.[1];
+  if (name === undefined || !aiderCommands.has(name)) return undefined;
+  const rest = prompt
+    .trimStart()
+    .slice(name.length + 1)
+    .trim();
+  return requestCommands.has(name) && rest !== '' ? undefined : `/${name}`;
 }
 
 export const aiderImporter: TranscriptImporter = {

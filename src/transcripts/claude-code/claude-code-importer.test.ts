@@ -385,6 +385,15 @@ describe('claudeCodeImporter.parse: compaction and other quirks', () => {
       false,
       false,
     ]);
+    // The prompt the custom command expanded to is the request's expansion; the caveat is not one.
+    expect(messages.map((message) => message.metadata?.expansion === true)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      true,
+    ]);
     // The local command output of the fixture, from a system record, is one too.
     expect(messages.length).toBe(6);
     expect(importFixture('compacted.jsonl').messages[4]!.metadata).toMatchObject({ harness: true });

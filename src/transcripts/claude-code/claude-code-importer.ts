@@ -14,7 +14,8 @@
  * assistant messages add `messageId`, and `model` when it differs from the session's; user messages add `meta`
  * (`isMeta` records: caveats, skill and command expansions), `compactSummary` (the summary that replaced the
  * history after a compaction), `interrupted`, `command` (slash command name), `systemSubtype`, `harness` (the
- * local-command caveat, built-in commands such as `/clear` and local command output: not the user's words);
+ * local-command caveat, built-in commands such as `/clear` and local command output: not the user's words),
+ * `expansion` (any other `isMeta` prompt: what a custom command or a skill expands to);
  * sub-agent messages add `sidechain`, `sidechainId` and, when the Task call that started them is known,
  * `parentToolCallId`.
  */
@@ -653,6 +654,8 @@ function userMetadata(
   const command = text === undefined ? undefined : commandName(text);
   if (command !== undefined) metadata.command = command;
   if (writtenByHarness(text, command, value.isMeta === true)) metadata.harness = true;
+  // Any other prompt Claude Code writes unseen (a custom command's or a skill's) is the request's expansion.
+  else if (value.isMeta === true) metadata.expansion = true;
   return metadata;
 }
 
