@@ -48,6 +48,24 @@ describe('sweAgentImporter.detect', () => {
     expect(detect(otherFixture('openhands', 'text-calls.json'))).toBeUndefined();
     expect(detect(otherFixture('openhands', 'native-completion-log.json'))).toBeUndefined();
     expect(detect('[{"role":"user","content":"\\"history\\": [], \\"trajectory\\": []"}]')).toBeUndefined();
+    // SWE-agent's demonstrations are a history alone, with its message types.
+    const demonstration = JSON.stringify(
+      {
+        history: [
+          {
+            role: 'system',
+            content: 'SETTING: You are an autonomous programmer.',
+            agent: 'main',
+            message_type: 'system_prompt',
+          },
+          { role: 'user', content: 'Fix missing_colon.py', agent: 'main', message_type: 'observation' },
+        ],
+      },
+      null,
+      2,
+    );
+    expect(detect(demonstration)).toContain('SWE-agent message types');
+    expect(detect('{"history": [{"role": "user", "content": "hi"}]}')).toBeUndefined();
     expect(detect('{"messages":[{"role":"user","content":"hi"}],"history":[]}')).toBeUndefined();
   });
 });

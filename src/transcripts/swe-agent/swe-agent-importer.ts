@@ -81,6 +81,10 @@ const trajectoryKeyPattern = /[{,]\s*"trajectory"\s*:\s*\[/;
 const trajectoryFirstPattern =
   /^\s*\{\s*(?:"environment"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)?"trajectory"\s*:\s*\[/;
 const stepKeysPattern = /[{,]\s*"observation"\s*:/;
+/** A history entry's `message_type` as SWE-agent writes it (its demonstrations are histories alone). */
+const messageTypePattern =
+  /[{,]\s*"message_type"\s*:\s*"(?:system_prompt|observation|action|thought|demonstration|user)"/;
+const historyFirstPattern = /^\s*\{\s*"history"\s*:\s*\[/;
 
 function detect(sample: { head: string; fileName?: string }): string | undefined {
   const { head } = sample;
@@ -88,6 +92,8 @@ function detect(sample: { head: string; fileName?: string }): string | undefined
     return 'has "history" and "trajectory" arrays (SWE-agent trajectory)';
   if (trajectoryFirstPattern.test(head) && stepKeysPattern.test(head))
     return 'starts with a "trajectory" of action/observation steps (SWE-agent trajectory)';
+  if (historyFirstPattern.test(head) && messageTypePattern.test(head))
+    return 'starts with a "history" of messages with SWE-agent message types (SWE-agent demonstration)';
   return undefined;
 }
 
