@@ -56,9 +56,9 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'de4a55497c1ccde1bf906a9b3a931733', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: 'e4b504718754ddaea3410d419267785c', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '640801a9b28035983f89fb20270ba223', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.05': { result: 'a5a75ab6d29fb0d30ee00261cf885645', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: 'a00aad25a6e328273b7149f140d79212', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '9a81b69fe34d863cffb84db6a386e971', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
   '0.2': { result: '82f85cb7139b7cda4f1e4cdb41234f76', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: 'f30fa9ac845af59ca72e8341e8d516db', archive: '2979830700037a0976744d36e96b2eba' },
 };

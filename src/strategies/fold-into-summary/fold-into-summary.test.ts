@@ -97,6 +97,47 @@ describe('foldIntoSummary in compact', () => {
     expect(record.commands.join('\n')).toContain('npm test -- upload-7');
   });
 
+  it('summarises the steps dropped from a later turn in the summary the same fold makes', () => {
+    // Turn 1 goes whole (a marker message, which becomes the summary); the first steps of turn 2 go too, their
+    // marker put into the step after them, as no message fits between the user's request and that step.
+    const builder = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Set up the map viewer project in src/.');
+    for (let index = 0; index < 3; index++)
+      builder.tools([
+        {
+          name: 'Read',
+          input: { file_path: `docs/spec-${index}.md` },
+          output: `Spec ${index}: ${'the viewer shows tiles. '.repeat(40)}`,
+        },
+      ]);
+    builder.assistant('Read the specs.').user('Use OpenStreetMap for 2D and Three.js for 3D.');
+    for (let index = 0; index < 12; index++)
+      builder.tools([
+        {
+          name: 'Write',
+          input: {
+            file_path: `src/file-${index}.ts`,
+            content: `export const part${index} = ${index};\n${'// filler line\n'.repeat(30)}`,
+          },
+          output: `File created successfully at: src/file-${index}.ts`,
+        },
+      ]);
+    const input = builder.assistant('Created the project files.').build();
+    const archive = createMemoryArchive();
+    const result = compact(input, { budgetTokens: Math.floor(countOf(input) * 0.2), ...engine, archive });
+    const folded = result.report.actions.filter((action) => action.type === 'fold-marker');
+    expect(folded.length).toBeGreaterThan(0);
+    const { record } = soleSummary(result.messages);
+    for (const action of folded) expect(record.handles).toContain(action.handle);
+    // The files the dropped steps of turn 2 wrote are in the summary's record, not only in the archive.
+    const paths = record.files.map((file) => file.path);
+    const kept = textOf(result.messages);
+    for (let index = 0; index < 12; index++)
+      if (!kept.includes(`File created successfully at: src/file-${index}.ts`))
+        expect(paths).toContain(`src/file-${index}.ts`);
+  });
+
   it('takes in the steps of a long tool run one by one, though no marker message fits between them', () => {
     // After the last user message an agent appends tool steps; compacting after each drops the oldest step,
     // whose neighbours (a user message, the next call) leave no room for a marker message.

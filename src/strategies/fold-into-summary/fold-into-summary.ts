@@ -195,8 +195,9 @@ function foldOnce(
       spans.push({ index, handle });
     }
   });
-  // Only a summary that exists can take in a span without a marker message: a new one takes a marker's place.
-  if (existing !== undefined)
+  // A span without a marker message (its marker went into a neighbour) is taken in by a summary that exists or
+  // by the one a marker message of this round makes; with neither, there is no place for its summary.
+  if (existing !== undefined || firstMarkerIndex !== undefined)
     for (const action of dropped.actions) {
       if (action.type !== 'fold-marker' || action.handle === undefined || known.has(action.handle)) continue;
       const index = output.findIndex((message) => message.id === action.messageIds[0]);
