@@ -214,6 +214,33 @@ describe('stubDemonstrations', () => {
     });
   });
 
+  it('moves a kept expansion’s start back by the parts a stubbed preamble took', () => {
+    const messages = assignIds([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: example },
+          { type: 'text', text: `${example}\nsecond note` },
+          { type: 'text', text: '/review the diff' },
+          { type: 'text', text: 'Review the diff for risks.' },
+        ],
+        metadata: { requestPart: 2, expansionPart: 3 },
+      },
+      assistantMessage('Reviewing.'),
+    ]);
+    const result = stubDemonstrations().apply(
+      messages,
+      strategyContext({ preservedIds: new Set([messages[0]!.id]) }),
+    );
+    const stubbed = result.messages[0]!;
+    expect((stubbed.content as Part[]).length).toBe(3);
+    expect(stubbed.metadata).toEqual({ requestPart: 1, expansionPart: 2 });
+    expect((stubbed.content as Part[])[stubbed.metadata!.expansionPart as number]).toEqual({
+      type: 'text',
+      text: 'Review the diff for risks.',
+    });
+  });
+
   it('archives a whole expansion message that is not preserved, as it does a demonstration', () => {
     const messages = assignIds([
       userMessage('/orchestrator update CLAUDE.md'),

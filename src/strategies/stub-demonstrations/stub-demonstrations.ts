@@ -149,7 +149,9 @@ function withPartsStubbed(
   const content = [...(before === undefined ? preamble : [before.part]), ...request];
   const metadata = { ...message.metadata };
   if (requestStart > 0) metadata.requestPart = before === undefined ? requestStart : 1;
-  if (requestEnd < parts.length) metadata.expansionPart = content.length;
+  // A stubbed preamble is one part now: a kept expansion starts that much earlier too.
+  if (typeof expansionPart === 'number' && expansionPart > requestStart && expansionPart < parts.length)
+    metadata.expansionPart = content.length - request.length + (expansionPart - requestStart);
   content.push(...(after === undefined ? expansion : [after.part]));
   const what = [
     before === undefined
