@@ -237,11 +237,11 @@ function prepareStatements(database: Database) {
   const merged = `${mergeIdsFunction}(message_ids, excluded.message_ids, handle)`;
   return {
     // A repeated put keeps the first row and adds the message ids it lacked, in one statement, so writers in
-    // other processes cannot interleave; the row is only written when an id is new.
+    // other processes cannot interleave; the usual repeat (the same ids) neither calls the merge nor writes.
     insert: database.prepare<[string, string, string, string, string, number, string]>(
       `INSERT INTO archive_entries (handle, kind, strategy, message_ids, content, size_bytes, created_at)
        VALUES (?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (handle) DO UPDATE SET message_ids = ${merged} WHERE ${merged} IS NOT message_ids`,
+       ON CONFLICT (handle) DO UPDATE SET message_ids = ${merged} WHERE excluded.message_ids IS NOT message_ids`,
     ),
     get: database.prepare<[string], EntryRow>(
       'SELECT handle, kind, strategy, message_ids, content FROM archive_entries WHERE handle = ?',

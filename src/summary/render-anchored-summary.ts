@@ -542,13 +542,12 @@ export function createAnchoredSummaryRenderer(
     }
     return entry.closed;
   };
-  const withClosing = (entry: BuiltText, maxTokens: number): string => {
-    const closed = closedOf(entry);
-    return tokensOf(closed) <= maxTokens ? closed.text : entry.text;
-  };
   /** The text under `caps` with the room left offered to the sections that want more, then the closing line. */
-  const finish = (caps: readonly number[], text: BuiltText, maxTokens: number): string =>
-    withClosing(withLeftover(caps, text, maxTokens), maxTokens);
+  const finish = (caps: readonly number[], text: BuiltText, maxTokens: number): string => {
+    const fuller = withLeftover(caps, text, maxTokens);
+    const closed = closedOf(fuller);
+    return tokensOf(closed) <= maxTokens ? closed.text : fuller.text;
+  };
   const natural = fitted.map((section) => section.natural);
   // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
   // that could be returned is counted exactly.

@@ -616,14 +616,13 @@ function partsBeforeRequest(run: readonly Message[]): number {
  * parts of the messages before them; where no expansion closes it, the last message's own `expansionPart`.
  */
 function partsBeforeExpansion(run: readonly Message[]): number | undefined {
+  const partsOf = (messages: readonly Message[]) =>
+    messages.reduce((sum, message) => sum + partCount(message), 0);
   let start = run.length;
   while (start > 0 && isExpansion(run[start - 1]!)) start--;
-  const last = run.at(-1)!;
-  const own = last.metadata?.expansionPart;
-  if (start === run.length && typeof own !== 'number') return undefined;
-  const before = start === run.length ? run.slice(0, -1) : run.slice(0, start);
-  const parts = before.reduce((sum, message) => sum + partCount(message), 0);
-  return start === run.length ? parts + (own as number) : parts;
+  if (start < run.length) return partsOf(run.slice(0, start));
+  const own = run.at(-1)!.metadata?.expansionPart;
+  return typeof own === 'number' ? partsOf(run.slice(0, -1)) + own : undefined;
 }
 
 function partCount(message: Message): number {

@@ -104,9 +104,8 @@ function withStub(message: IdentifiedMessage, context: StrategyContext): Stubbed
     return undefined;
   const handle = archiveHandle('messages', [message]);
   const tokens = context.accountant.countMessage(message);
-  const stub = `${stubPrefixes[whole]}${handle} · ${tokens} tokens]`;
   return {
-    message: { ...message, content: stub } as IdentifiedMessage,
+    message: { ...message, content: stubText(stubPrefixes[whole], handle, tokens) } as IdentifiedMessage,
     handle,
     what: whole === 'demonstration' ? 'the demonstration' : 'the expansion',
     tokens,
@@ -141,7 +140,7 @@ function withPartsStubbed(
   const handle = archiveHandle('messages', [message]);
   const stubOf = (stubbed: readonly Part[], prefix: string) => {
     const tokens = textTokens(stubbed, context);
-    return { tokens, part: { type: 'text', text: `${prefix}${handle} · ${tokens} tokens]` } as Part };
+    return { tokens, part: { type: 'text', text: stubText(prefix, handle, tokens) } as Part };
   };
   const before = stubPreamble ? stubOf(preamble, preambleStubPrefix) : undefined;
   const after = stubExpansion ? stubOf(expansion, expansionStubPrefix) : undefined;
@@ -165,6 +164,11 @@ function withPartsStubbed(
     what: what.join(' and '),
     tokens: (before?.tokens ?? 0) + (after?.tokens ?? 0),
   };
+}
+
+/** A stub's text: what it stands for (`prefix`), the handle of the original message and its size. */
+function stubText(prefix: string, handle: string, tokens: number): string {
+  return `${prefix}${handle} · ${tokens} tokens]`;
 }
 
 /** Whether `parts` are one stub text with `prefix`: a pass before left them so. */

@@ -551,22 +551,16 @@ function parseAider(text: string, context: ImportContext): ImportResult {
       // The first header opens the conversation as its system message. A later one is what aider printed when it
       // restarted: a harness note, which goes with its turn (as a system message, a repair for Anthropic would
       // hoist it into the system prompt, and twelve banners took half of a 10% budget).
-      const message: Message =
-        sessions.length > 1
-          ? {
-              role: 'user',
-              content: header,
-              metadata: metadataOf(line, record, {
-                session: sessions.length,
-                timestamp: startedAt,
-                harness: true,
-              }),
-            }
-          : {
-              role: 'system',
-              content: header,
-              metadata: metadataOf(line, record, { session: sessions.length, timestamp: startedAt }),
-            };
+      const restarted = sessions.length > 1;
+      const message = {
+        role: restarted ? 'user' : 'system',
+        content: header,
+        metadata: metadataOf(line, record, {
+          session: sessions.length,
+          timestamp: startedAt,
+          ...(restarted ? { harness: true } : {}),
+        }),
+      } as Message;
       sessionMessage = { index: messages.length };
       bannerFor = current;
       messages.push(message);
@@ -727,14 +721,10 @@ const requestCommands = new Set(['architect', 'ask', 'code', 'context']);
  * modes followed by text is that text's request, and so is a prompt that only starts like a path.
  */
 function aiderCommand(prompt: string): string | undefined {
-  const match = /^\/([a-z][a-z-]*)(?=\s|$)/.exec(prompt.trimStart());
+  const match = /^\/([a-z][a-z-]*)(?=\s|$)([\s\S]*)$/.exec(prompt.trimStart());
   const name = match?.[1];
   if (name === undefined || !aiderCommands.has(name)) return undefined;
-  const rest = prompt
-    .trimStart()
-    .slice(name.length + 1)
-    .trim();
-  return requestCommands.has(name) && rest !== '' ? undefined : `/${name}`;
+  return requestCommands.has(name) && match![2]!.trim() !== '' ? undefined : `/${name}`;
 }
 
 export const aiderImporter: TranscriptImporter = {
