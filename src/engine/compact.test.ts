@@ -8,7 +8,7 @@ import { requestOnly } from '../messages/content.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import { assignIds } from '../messages/ids.js';
 import type { Conversation, IdentifiedMessage, Message, Part } from '../messages/types.js';
-import { validateMessages } from '../messages/validate/index.js';
+import { repairMessages, validateMessages } from '../messages/validate/index.js';
 import type { AsyncStrategy } from '../strategies/strategy.js';
 import {
   demonstrationStubPrefix,
@@ -80,9 +80,12 @@ function run(input: Conversation | Message[], options: Partial<CompactOptions> &
   return { archive, result: compact(input, { accountant, ...options, archive }) };
 }
 
-/** Every handle in the report is in the archive, and what it holds comes from the input or an earlier original. */
+/**
+ * Every handle in the report is in the archive, and what it holds comes from the input (as the engine's first
+ * repair left it: a placeholder result for a call without one) or an earlier original.
+ */
 function expectHandlesExpand(input: readonly Message[], result: CompactResult, archive: ArchiveStore): void {
-  const originals = assignIds(input);
+  const originals = [...assignIds(input), ...assignIds(repairMessages(input).messages)];
   const byId = new Map(originals.map((message) => [message.id, JSON.stringify(message)]));
   const archived: string[] = [];
   for (const action of result.report.actions) {
@@ -363,7 +366,7 @@ describe('compact', () => {
 
   it('returns the smallest valid result with a warning when the budget cannot be met', () => {
     const input = agentSession(3);
-    const { result } = run(input, { budgetTokens: 100 });
+    const { result } = run(input, { budgetTokens: 30 });
     expect(result.report.withinBudget).toBe(false);
     expect(result.report.tokensAfter).toBeLessThan(countOf(input));
     expect(result.warnings).toContainEqual(expect.objectContaining({ type: 'compact-warning' }));
@@ -371,7 +374,7 @@ describe('compact', () => {
     // Nothing fits, so the smallest result comes back (no relaxation does better than the one chosen).
     expect(result.report.relaxedPreservation).toBeDefined();
     const mostRelaxed = run(input, {
-      budgetTokens: 100,
+      budgetTokens: 30,
       keepRecentTurns: 0,
       preserveFirstUserMessage: false,
     });
@@ -379,7 +382,7 @@ describe('compact', () => {
     const system = input.filter((message) => message.role === 'system');
     expect(result.messages.filter((message) => message.role === 'system')).toMatchObject(system);
     // A second run finds nothing left to do.
-    const again = compact(result.messages, { accountant, budgetTokens: 100 });
+    const again = compact(result.messages, { accountant, budgetTokens: 30 });
     expect(again.messages).toEqual(result.messages);
     expect(again.report.actions).toEqual([]);
   });
@@ -417,6 +420,44 @@ describe('compact', () => {
     expect(kept.report.withinBudget).toBe(false);
     expect(kept.report.relaxedPreservation?.keepRecentTurns).toBe(1);
     expectPreservedIdentical(input, kept, 1, false);
+  });
+
+  it('folds the current request and the last reply too when nothing else makes a feasible budget hold', () => {
+    // A chat without tools whose last reply is long prose: even shortened, the last request and reply do not fit.
+    const prose = (topic: string, sentences: number) =>
+      Array.from(
+        { length: sentences },
+        (_, index) =>
+          `The ${topic} section ${index} explains step ${index * 7} of the release checklist in detail.`,
+      ).join(' ');
+    const input = createConversationBuilder()
+      .system('You are a documentation assistant.')
+      .user(`Write docs/release.md for the release process. ${prose('draft', 12)}`)
+      .assistant(prose('answer', 30))
+      .user('Now review docs/release.md and docs/process.md for duplicated sections.')
+      .assistant(prose('review', 60))
+      .build();
+    const budgetTokens = Math.floor(countOf(input) * 0.15);
+    for (const provider of ['openai', 'anthropic'] as const) {
+      const { result, archive } = run(input, { budgetTokens, provider });
+      expect(result.report.withinBudget).toBe(true);
+      expect(result.report.relaxedPreservation).toEqual({
+        keepRecentTurns: 0,
+        preserveFirstUserMessage: false,
+      });
+      expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
+      expectHandlesExpand(input, result, archive);
+      // The request and the reply are in the summary's span, expandable from the archive.
+      const { metadata } = result.messages.find((message) => message.metadata?.origin === 'summary')!;
+      const handles = parseAnchoredSummary(metadata?.summary)!.handles;
+      const archived = handles.flatMap((handle) => archive.get(handle)?.messageIds ?? []);
+      for (const id of assignIds(input)
+        .slice(-2)
+        .map((message) => message.id))
+        expect(archived).toContain(id);
+      const again = compact(result.messages, { accountant, budgetTokens, provider });
+      expect(again.report.actions).toEqual([]);
+    }
   });
 
   it('relaxes the preservation (never the last turn) before giving up the budget', () => {
@@ -626,12 +667,13 @@ describe('compact', () => {
               relaxed?.keepRecentTurns ?? keepRecentTurns,
               relaxed?.preserveFirstUserMessage ?? true,
             );
-            // Feasible: the preserved messages leave room for the rest's stubs and markers. The last assistant
-            // message counts even with keepRecentTurns 0: dropping never takes the work in flight (nor its reasoning).
+            // Feasible: what is never given up (the system prompt, pinned messages) leaves room for a summary
+            // and markers. The preservation relaxes down to that, the task and the work in flight included.
             const ids = assignIds(input);
-            const preserved = preservedMessageIds(ids, { keepRecentTurns, preserveFirstUserMessage: true });
-            const lastAssistant = ids.findLast((message) => message.role === 'assistant');
-            if (lastAssistant !== undefined) preserved.add(lastAssistant.id);
+            const preserved = preservedMessageIds(ids, {
+              keepRecentTurns: 0,
+              preserveFirstUserMessage: false,
+            });
             const kept = countOf(ids.filter((message) => preserved.has(message.id)));
             if (kept * 1.5 + 400 <= budgetTokens) expect(result.report.withinBudget).toBe(true);
           }

@@ -50,7 +50,8 @@ export interface CompactOptions {
   strict?: boolean;
   /**
    * When the preserved messages alone exceed the budget, the last turn may be compressed too, as the last
-   * relaxation (its outputs become stubs with handles). Turn it off where the budget is a target below a hard
+   * relaxation (its outputs become stubs with handles; when even that fails, the current request and the last
+   * step are folded into the summary, unless a tool call in it awaits its result). Turn it off where the budget is a target below a hard
    * limit and the step the model is acting on must stay whole (the ContextManager allows it only on overflow).
    * @default true
    */

@@ -111,7 +111,9 @@ describe('dropOldestTurns', () => {
     const preservedIds = new Set([messages[1]!.id, messages[4]!.id, messages[5]!.id]);
     const kept = dropOldestTurns().apply(messages, strategyContext({ preservedIds }));
     expect(kept.messages.slice(0, 6)).toEqual(messages.slice(0, 6));
-    expect(kept.messages[6]!.content).toMatch(/^\[4 earlier messages archived: h-\w+\]$/);
+    // Nothing fits budget 0, so the last step goes too (after everything else): one marker for the rest.
+    expect(kept.messages).toHaveLength(7);
+    expect(kept.messages[6]!.content).toMatch(/^\[6 earlier messages archived: h-\w+\]$/);
     expect(kept.warnings).toHaveLength(1);
     expect(kept.warnings[0]!.message).toMatch(/no marker could be placed/);
     expect(validateMessages(kept.messages, check).valid).toBe(true);
@@ -169,13 +171,54 @@ describe('dropOldestTurns', () => {
     expect(oneTurn.actions).toHaveLength(1);
   });
 
-  it('never drops preserved messages, the last request or the last step, even over budget', () => {
+  it('drops the last request and the last step only when nothing else makes the budget hold', () => {
     const messages = chat();
     const preservedIds = new Set(messages.map((message) => message.id));
     expect(dropOldestTurns().apply(messages, strategyContext({ preservedIds })).messages).toEqual(messages);
+    // Room for the last turn and a marker: the last request and the short answer to it stay.
+    const lastTurn = accountant.countConversation([messages[0]!, ...messages.slice(-2)]).totalTokens;
+    const fits = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: lastTurn + 40 }));
+    expect(fits.messages.slice(-2)).toEqual(messages.slice(-2));
+    expect(accountant.countConversation(fits.messages).totalTokens).toBeLessThanOrEqual(lastTurn + 40);
+    // Room for the step and a marker (about 25 tokens) only: the request goes first (it is older), and the
+    // first task, kept beside it while it was there (a marker between two user messages breaks alternation), too.
+    const lastStep = accountant.countConversation([messages[0]!, messages.at(-1)!]).totalTokens;
+    const tighter = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: lastStep + 32 }));
+    expect(roles(tighter.messages)).toEqual(['system', 'user', 'assistant']);
+    expect(tighter.messages[1]!.content).toMatch(/^\[7 earlier messages archived: h-\w+\]$/);
+    expect(tighter.messages.at(-1)).toBe(messages.at(-1));
+    expect(accountant.countConversation(tighter.messages).totalTokens).toBeLessThanOrEqual(lastStep + 32);
+    const context = strategyContext();
+    const none = dropOldestTurns().apply(messages, context);
+    expect(roles(none.messages)).toEqual(['system', 'user']);
+    expect(none.messages[1]!.content).toMatch(/^\[8 earlier messages archived: h-\w+\]$/);
+    expect(context.archive.get(none.messages[1]!.metadata!.handle as string)?.content).toEqual(
+      messages.slice(1),
+    );
+    expect(validateMessages(none.messages, check).valid).toBe(true);
+    expect(dropOldestTurns().apply(none.messages, strategyContext()).messages).toEqual(none.messages);
+    // A fold asks for less than the budget it must meet (room for its summary): the request and the step stay
+    // while everything else gone leaves the result within that budget.
+    const planner = createDropPlanner(messages, strategyContext());
+    expect(planner.drop(0, lastTurn + 40).messages).toEqual(fits.messages);
+    expect(planner.drop(0, 20).messages).toEqual(none.messages);
+  });
+
+  it('never drops a last step whose tool call has no result yet (the tool is still running)', () => {
+    const messages = assignIds([
+      ...chat(),
+      { role: 'user', content: 'Run the tests.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool-call', toolCallId: 'call-9', toolName: 'bash', input: { command: 'npm test' } },
+        ],
+      },
+    ]);
     const result = dropOldestTurns().apply(messages, strategyContext());
-    expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
-    expect(dropOldestTurns().apply(result.messages, strategyContext()).messages).toEqual(result.messages);
+    expect(roles(result.messages)).toEqual(['system', 'user', 'assistant']);
+    expect(result.messages.at(-1)).toBe(messages.at(-1));
+    expect(validateMessages(result.messages, check).valid).toBe(true);
   });
 
   it('rejects messages without a role', () => {

@@ -1,5 +1,5 @@
 import { type ArchiveEntry, archiveHandle } from '../../archive/archive-store.js';
-import { systemPromptLength } from '../../messages/content.js';
+import { systemPromptLength, toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
 import type {
@@ -27,8 +27,9 @@ const strategyName = 'drop-oldest-turns';
  * is dropped piecewise around it: its other user messages alone, and each assistant message together with
  * the tool messages that answer it, so a tool call never loses its result. Never dropped: the system prompt
  * (the system messages that open the conversation; a later one goes with its turn),
- * preserved messages, the last user message and the last assistant step (the current request and the work
- * in flight), and earlier markers and anchored summaries (metadata origin `summary`).
+ * preserved messages, and earlier markers and anchored summaries (metadata origin `summary`). The last user
+ * message and the last assistant step (the current request and the work in flight) go last, only when dropping
+ * everything else still leaves the budget unmet, and the last step never while a tool call in it has no result.
  *
  * Each contiguous dropped span leaves one marker, `[N earlier messages archived: <handle>]` (metadata
  * origin `stub`), whose handle expands to the whole span; each turn's share of a span is archived too, as a
@@ -57,13 +58,19 @@ export function dropOldestTurns(): Strategy {
  * each round, to make room for its summary).
  */
 export interface DropPlanner {
-  /** What `dropOldestTurns().apply(messages, { ...context, budgetTokens })` returns. */
-  drop(budgetTokens: number): StrategyResult;
+  /**
+   * What `dropOldestTurns().apply(messages, { ...context, budgetTokens })` returns. With a `hardBudget` above
+   * `budgetTokens` (a fold asks for room for its summary below the budget it must meet), the last request and the
+   * last step go only when dropping everything else leaves the result over `hardBudget`.
+   */
+  drop(budgetTokens: number, hardBudget?: number): StrategyResult;
 }
 
 interface Group extends MessageGroup {
   turn: number;
   droppable: boolean;
+  /** The last user message or the last step: dropped only after every droppable group. */
+  lastResort: boolean;
 }
 
 /** Estimated cost of one marker message, used before the markers exist; the final count is exact. */
@@ -93,7 +100,7 @@ export function createDropPlanner(
   checkStrategyInput(messages);
   const { accountant } = context;
   const initialTokens = accountant.countConversation(messages).totalTokens;
-  let prepared: { groups: Group[]; units: number[][]; groupTokens: number[] } | undefined;
+  let prepared: ReturnType<typeof prepare> | undefined;
   const tried = new Map<string, TriedPlan>();
   let inputValid: boolean | undefined;
   const check = { provider: 'any', allowPendingToolCalls: true } as const;
@@ -113,31 +120,34 @@ export function createDropPlanner(
     return known;
   };
   return {
-    drop(budgetTokens) {
+    drop(budgetTokens, hardBudget = budgetTokens) {
       if (initialTokens <= budgetTokens) return { messages: [...messages], actions: [], warnings: [] };
       prepared ??= prepare(messages, context);
-      const { groups, units, groupTokens } = prepared;
-      let dropped = new Set<number>();
-      let blocked = new Set<number>();
+      const { groups, groupTokens } = prepared;
+      let units = prepared.units;
+      // Every group of the units taken so far. Planning keeps some of them for a marker to fit (`blocked`), afresh
+      // each time: a group kept beside the current request is not needed once the request goes too.
+      const requested = new Set<number>();
       let nextUnit = 0;
-      let current = tryPlan(groups, dropped, blocked);
+      let current = tryPlan(groups, new Set(), new Set());
       for (;;) {
         let estimate = current.tokens;
+        // Everything else is gone: the last request and step follow only when the hard budget still fails.
+        if (nextUnit === units.length && units !== prepared.withLastResort && current.tokens > hardBudget)
+          units = prepared.withLastResort;
         if (estimate <= budgetTokens || nextUnit >= units.length) break;
         // Drop units oldest first until the estimate fits, then build and count exactly.
+        const planned = new Set(current.dropped);
         while (nextUnit < units.length && estimate > budgetTokens) {
           for (const groupIndex of units[nextUnit] ?? []) {
-            if (blocked.has(groupIndex)) continue;
-            const startsSpan = !dropped.has(groupIndex - 1);
-            dropped.add(groupIndex);
+            requested.add(groupIndex);
+            const startsSpan = !planned.has(groupIndex - 1);
+            planned.add(groupIndex);
             estimate -= (groupTokens[groupIndex] ?? 0) - (startsSpan ? markerTokenEstimate : 0);
           }
           nextUnit++;
         }
-        current = tryPlan(groups, dropped, blocked);
-        // Planning moves groups that must stay from `dropped` to `blocked`.
-        dropped = new Set(current.dropped);
-        blocked = new Set(current.blocked);
+        current = tryPlan(groups, new Set(requested), new Set());
       }
       const { plan } = current;
       for (const entry of plan.archiveEntries) context.archive.put(entry);
@@ -165,17 +175,24 @@ export function createDropPlanner(
   };
 }
 
-/** The groups of `messages`, the units they are dropped in, and their token counts. */
+/**
+ * The groups of `messages`, the units they are dropped in (and the same followed by the last request and the last
+ * step, as a last resort), and their token counts.
+ */
 function prepare(messages: readonly IdentifiedMessage[], context: StrategyContext) {
   const groups = groupMessages(messages, context);
   const units = dropUnits(groups);
+  const withLastResort = [...units];
+  groups.forEach((group, groupIndex) => {
+    if (group.lastResort) withLastResort.push([groupIndex]);
+  });
   const groupTokens = groups.map((group) => {
     let tokens = 0;
     for (let index = group.start; index < group.end; index++)
       tokens += context.accountant.countMessage(messages[index]!);
     return tokens;
   });
-  return { groups, units, groupTokens };
+  return { groups, units, withLastResort, groupTokens };
 }
 
 /** A marker of an earlier drop, or an anchored summary (which folds dropped spans in): never dropped. */
@@ -195,19 +212,31 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
   for (const { start, end } of messageGroups(messages)) {
     const first = messages[start]!;
     if (first.role === 'user') turn++;
-    let droppable = start >= systemPrompt && start !== lastUser;
-    for (let index = start; index < end && droppable; index++) {
+    let eligible = start >= systemPrompt;
+    for (let index = start; index < end && eligible; index++) {
       const message = messages[index]!;
-      if (context.preservedIds.has(message.id) || isMarker(message)) droppable = false;
+      if (context.preservedIds.has(message.id) || isMarker(message)) eligible = false;
     }
     // A group kept so that the marker after it could fit stays kept (and a re-run changes nothing).
     const followedBy = messages[end];
-    if (followedBy !== undefined && isMarker(followedBy)) droppable = false;
-    groups.push({ start, end, turn, droppable });
+    if (followedBy !== undefined && isMarker(followedBy)) eligible = false;
+    const lastResort = eligible && start === lastUser;
+    groups.push({ start, end, turn, droppable: eligible && !lastResort, lastResort });
   }
   const last = groups.at(-1);
-  if (last !== undefined) last.droppable = false;
+  if (last !== undefined && (last.droppable || last.lastResort)) {
+    last.droppable = false;
+    last.lastResort = !awaitsToolResult(messages, last);
+  }
   return groups;
+}
+
+/** Whether a tool call of the group's assistant message has no result in the group (its tool still runs). */
+function awaitsToolResult(messages: readonly IdentifiedMessage[], group: MessageGroup): boolean {
+  const answered = new Set<string>();
+  for (let index = group.start; index < group.end; index++)
+    for (const result of toolResultsOf(messages[index]!)) answered.add(result.toolCallId);
+  return toolCallsOf(messages[group.start]!).some((call) => !answered.has(call.toolCallId));
 }
 
 /** Group indexes to drop together, oldest first: whole turns where every group may go, single groups otherwise. */

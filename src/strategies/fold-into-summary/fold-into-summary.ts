@@ -178,7 +178,7 @@ function foldOnce(
   roundFollows: boolean,
 ): { result: StrategyResult; wanted: number; room: number; over: number; summaryTokens: number } {
   const { accountant, archive, budgetTokens } = context;
-  const dropped = planner.drop(Math.max(0, budgetTokens - reserve));
+  const dropped = planner.drop(Math.max(0, budgetTokens - reserve), budgetTokens);
   const output = dropped.messages;
   const existingIndex = output.findIndex((message) => message.metadata?.origin === 'summary');
   const existingMessage = existingIndex === -1 ? undefined : output[existingIndex];
