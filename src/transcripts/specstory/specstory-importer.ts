@@ -328,6 +328,15 @@ interface ToolEvent {
 
 const stripTicks = (text: string) => text.trim().replace(/^`(.*)`$/, '$1');
 
+/**
+ * `{ [key]: path }`, or nothing where the export wrote `undefined` for the path (older SpecStory versions log
+ * `Read file: undefined` when Cursor did not pass one on): a file of that name was never touched.
+ */
+const pathInput = (key: string, text: string): Record<string, JSONValue> => {
+  const path = stripTicks(text);
+  return path === 'undefined' ? {} : { [key]: path };
+};
+
 interface SummaryTool {
   pattern: RegExp;
   toolName: string;
@@ -355,7 +364,7 @@ const summaryTools: readonly SummaryTool[] = [
   {
     pattern: /^Listed directory (.+?)(?: •|,|$)/,
     toolName: 'list_dir',
-    input: (match) => ({ relative_workspace_path: stripTicks(match[1]!) }),
+    input: (match) => pathInput('relative_workspace_path', match[1]!),
   },
   { pattern: /^Listed directory\b/, toolName: 'list_dir', input: () => ({}) },
   { pattern: /^Searched web "(.*)"/, toolName: 'web_search', input: (match) => ({ search_term: match[1]! }) },
@@ -363,12 +372,12 @@ const summaryTools: readonly SummaryTool[] = [
   {
     pattern: /^Edit file: (.+)$/,
     toolName: 'edit_file',
-    input: (match) => ({ target_file: stripTicks(match[1]!) }),
+    input: (match) => pathInput('target_file', match[1]!),
   },
   {
     pattern: /^Read file: (.+)$/,
     toolName: 'read_file',
-    input: (match) => ({ target_file: stripTicks(match[1]!) }),
+    input: (match) => pathInput('target_file', match[1]!),
   },
   {
     pattern: /^Run command: (.+)$/,
@@ -424,7 +433,7 @@ function toolEventOf(blocks: readonly Block[], name: string | undefined): ToolEv
       const contents = rawOf(rest);
       return {
         toolName: name ?? 'read_file',
-        input: { target_file: stripTicks(read[1]!) },
+        input: pathInput('target_file', read[1]!),
         output: [first.raw.trim(), isBlank(contents) ? specStoryNoContents : trimBlankLines(contents)].join(
           '\n',
         ),
