@@ -132,6 +132,20 @@ export function requestOnly<M extends Message>(message: M): M {
 }
 
 /**
+ * The words the user typed: `requestOnly`, and without what a command expanded to after them (from
+ * `metadata.expansionPart`, where a repair merged the expansion into its request).
+ */
+export function typedRequest<M extends Message>(message: M): M {
+  const request = requestOnly(message);
+  const start = message.metadata?.requestPart;
+  const end = message.metadata?.expansionPart;
+  if (typeof end !== 'number' || typeof request.content === 'string') return request;
+  const from = typeof start === 'number' && start > 0 ? start : 0;
+  if (end <= from || end - from >= request.content.length) return request;
+  return { ...request, content: (request.content as readonly Part[]).slice(0, end - from) };
+}
+
+/**
  * How many system messages open the conversation: the system prompt. A system message further on (an
  * importer's session banner, a framework's mid-run note) is conversation content like any other.
  */

@@ -13,6 +13,7 @@ export {
   toolCallsOf,
   toolOutputText,
   toolResultsOf,
+  typedRequest,
 } from './content.js';
 export type { ConversionWarning } from './convert/conversion-warning.js';
 export { assignIds, messageContentHash, stripPrecisFields } from './ids.js';

@@ -13,6 +13,7 @@ import {
   messageText,
   requestOnly,
   toolCallsOf,
+  typedRequest,
 } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
@@ -159,6 +160,8 @@ export function summarySentences(text: string): string[] {
  */
 interface MessageFacts {
   prose?: string;
+  /** The prose of the words the user typed (`typedRequest`): of a command, not its expansion. */
+  typedProse?: string;
   sentences?: string[];
   todos?: SummaryTask[];
   authored?: AuthoredLines[];
@@ -198,6 +201,15 @@ function proseOf(message: IdentifiedMessage): string {
   const facts = factsOf(message);
   facts.prose ??= computeProse(requestOnly(message));
   return facts.prose;
+}
+
+function typedProseOf(message: IdentifiedMessage): string {
+  const facts = factsOf(message);
+  if (facts.typedProse === undefined) {
+    const typed = typedRequest(message);
+    facts.typedProse = typed === message ? proseOf(message) : computeProse(typed);
+  }
+  return facts.typedProse;
 }
 
 function sentencesOf(message: IdentifiedMessage): readonly string[] {
@@ -405,13 +417,15 @@ export function buildAnchoredSummary(
     (message) => (isUserRequest(message) || message.role === 'system') && proseOf(message).trim() !== '',
   );
   const firstUser = instructions.find((message) => message.role === 'user');
-  const intent = task ?? (firstUser === undefined ? undefined : proseOf(firstUser));
+  // What the user typed; a command's expansion after it instructs (its sentences can be constraints).
+  const intent = task ?? (firstUser === undefined ? undefined : typedProseOf(firstUser));
   if (intent !== undefined && intent.trim() !== '') summary.intent = capChars(intent, maxIntentChars);
 
   for (const message of instructions) {
-    const text = proseOf(message);
-    if (intent !== undefined && text.trim() === intent.trim()) continue;
-    for (const sentence of constraintsOf(message)) pushUnique(summary.constraints, sentence);
+    if (intent !== undefined && proseOf(message).trim() === intent.trim()) continue;
+    const typed = intent !== undefined && typedProseOf(message).trim() === intent.trim();
+    for (const sentence of constraintsOf(message))
+      if (!(typed && intent.includes(sentence))) pushUnique(summary.constraints, sentence);
   }
 
   const assistants = originals.filter((message) => message.role === 'assistant');

@@ -11,7 +11,9 @@ export interface RenderAnchoredSummaryOptions {
   counter?: TokenCounter;
   /**
    * Characters of the intent shown. Lower it when the task message itself is still in the conversation:
-   * repeating it in full would spend the summary's room on text the model already sees. @default no cap
+   * repeating it in full would spend the summary's room on text the model already sees. Without it, the intent
+   * (the task only the summary holds) may take more than its share under a cap: up to `intentMinShare`.
+   * @default no cap
    */
   maxIntentChars?: number;
 }
@@ -68,16 +70,23 @@ function raritiesOf(lines: readonly string[]): number[] {
   });
 }
 
-type LinePolicy = 'first' | 'latest' | 'salient';
+type LinePolicy = 'prefix' | 'first' | 'latest' | 'salient';
 
 interface RenderedSection {
   title: string;
   /** Share of `maxTokens`. */
   weight: number;
   lines: string[];
-  /** Under a cap, which lines stay: the first (tasks, in their order), the latest (state), or the most salient. */
+  /**
+   * Under a cap, which lines stay: the lines before the first that does not fit (a text read in order), the
+   * first that fit (tasks, in their order), the latest (state), or the most salient.
+   */
   keep: LinePolicy;
 }
+
+const intentTitle = 'Session intent';
+/** Under a cap, the share of the room an uncapped intent may take whatever its weight. */
+const intentMinShare = 0.3;
 
 function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedSection[] {
   const intent = summary.intent === undefined ? undefined : capChars(summary.intent, maxIntentChars);
@@ -89,10 +98,11 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
   return [
     {
-      title: 'Session intent',
+      title: intentTitle,
       weight: 0.12,
-      lines: intent === undefined ? [] : [intent],
-      keep: 'first',
+      // Line by line: under a small cap the task's first lines show rather than none of it.
+      lines: intent === undefined ? [] : intent.split('\n'),
+      keep: 'prefix',
     },
     { title: 'User constraints', weight: 0.08, lines: bullets(summary.constraints), keep: 'salient' },
     { title: 'Files', weight: 0.12, lines: files, keep: 'salient' },
@@ -231,7 +241,10 @@ function lineFitter(lines: readonly string[], lineTokens: readonly number[], pol
           if (shapes.has(candidate.shape)) continue;
         }
         const tokens = lineTokens[candidate.index]! + 1;
-        if (used + tokens > maxTokens) continue;
+        if (used + tokens > maxTokens) {
+          if (policy === 'prefix') break;
+          continue;
+        }
         chosen.push(candidate);
         if (salient) shapes.add(candidate.shape!);
         used += tokens;
@@ -579,7 +592,11 @@ export function createAnchoredSummaryRenderer(
       );
       const finalCaps = caps.map((limit, index) => {
         if (natural[index]! <= limit) return natural[index]!;
-        return limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
+        const raised = limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
+        // The task anchors everything else: it may take more than its share, the others shrinking to make room.
+        if (sections[index]!.title === intentTitle && maxIntentChars === Number.POSITIVE_INFINITY)
+          return Math.max(raised, Math.min(natural[index]!, Math.floor(available * intentMinShare)));
+        return raised;
       });
       const text = build(finalCaps);
       if (tokensOf(text) <= maxTokens) {

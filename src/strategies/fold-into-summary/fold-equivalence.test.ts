@@ -57,8 +57,8 @@ function compactDigests(text: string, file: string, share: number): { result: st
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: 'a5a75ab6d29fb0d30ee00261cf885645', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: 'a00aad25a6e328273b7149f140d79212', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '9a81b69fe34d863cffb84db6a386e971', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.1': { result: 'cb20d95008513de519e4260715fcd42c', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '286551c0c78a687adb6ab19ed3769aec', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
   '0.2': { result: '82f85cb7139b7cda4f1e4cdb41234f76', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
   '0.3': { result: 'f30fa9ac845af59ca72e8341e8d516db', archive: '2979830700037a0976744d36e96b2eba' },
 };
@@ -77,7 +77,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '074e5824a67c5cfb7d0c7f1bab3c5a3d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '4f4c2ed1c95b3ca1d29d1909dec884b0',
+    result: 'a30cc7afc8e628953699f27f81d8ddc5',
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {

@@ -2,7 +2,7 @@ import { type ArchiveEntry, type ArchiveStore, handlePattern } from '../../archi
 import { hashText } from '../../internal/hash.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
-import { isOriginalRequest, requestOnly } from '../../messages/content.js';
+import { isOriginalRequest, typedRequest } from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
 import {
   type AnchoredSummary,
@@ -85,7 +85,7 @@ export function foldIntoSummary(
             ? undefined
             : {
                 id: task.id,
-                text: messageTextOf(requestOnly(restoreOriginals([task], context.archive, [])[0]!)),
+                text: messageTextOf(typedRequest(restoreOriginals([task], context.archive, [])[0]!)),
               },
         summaryCap,
         maxIntentChars,
@@ -251,7 +251,7 @@ function foldOnce(
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task message kept verbatim above: the intent only needs to point at it.
   const keptTask = task === undefined ? undefined : output.find((message) => message.id === task.id);
-  const taskKept = keptTask !== undefined && messageTextOf(requestOnly(keptTask)) === task?.text;
+  const taskKept = keptTask !== undefined && messageTextOf(typedRequest(keptTask)) === task?.text;
   const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
