@@ -88,8 +88,8 @@ describe('sweAgentImporter.parse: a v0.x run', () => {
     ]);
     expect(context.stats).toStrictEqual({
       recordsRead: 12,
-      recordsUsed: 9,
-      skipped: { 'trajectory-duplicate': 3 },
+      recordsUsed: 10,
+      skipped: { 'trajectory-duplicate': 2 },
     });
     expectValidForOpenAI(messages);
   });
@@ -117,15 +117,64 @@ describe('sweAgentImporter.parse: a v0.x run', () => {
     expect(messages[3]!.content).toContain('440 Hz (A4) ♪');
   });
 
-  it('gives the final submit, whose observation never reached the history, a placeholder result', () => {
+  it("answers the final submit, whose observation never reached the history, with the trajectory's last step", () => {
     expect(toolCallsOf(messages[8]!)[0]?.input).toStrictEqual({ command: 'submit' });
     expect(messages[9]).toMatchObject({
       role: 'tool',
-      content: [{ toolCallId: 'call_8', output: { type: 'error-text', value: '[no result recorded]' } }],
+      content: [
+        { toolCallId: 'call_8', output: { type: 'text', value: '\ndiff --git a/whistle.py b/whistle.py\n' } },
+      ],
+      metadata: { origin: 'swe-agent', trajectoryStep: 2 },
+    });
+    expect(context.warnings).toEqual([]);
+  });
+
+  it("answers a final native tool call (1.x) with the trajectory's last step too", () => {
+    const history = [
+      { role: 'system', content: 'You are an autonomous programmer.', agent: 'main' },
+      { role: 'user', content: 'Fix the latch.', agent: 'main' },
+      {
+        role: 'assistant',
+        content: 'Now I run the tests.',
+        action: 'pytest -q',
+        agent: 'main',
+        tool_calls: [
+          {
+            id: 'toolu_02',
+            type: 'function',
+            function: { name: 'bash', arguments: '{"command": "pytest -q"}' },
+          },
+        ],
+      },
+    ];
+    const steps = [{ action: 'pytest -q', observation: '2 passed in 0.03s' }];
+    const { messages, context } = importText(trajectory(history, { trajectory: steps }));
+    expect(messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [
+        { toolCallId: 'toolu_02', toolName: 'bash', output: { type: 'text', value: '2 passed in 0.03s' } },
+      ],
+      metadata: { trajectoryStep: 0 },
+    });
+    expect(context.warnings).toEqual([]);
+  });
+
+  it('gives the final call a placeholder result when the last trajectory step ran another command', () => {
+    const history = [
+      { role: 'system', content: 'You are an autonomous programmer.', agent: 'primary' },
+      { role: 'user', content: 'Fix the whistle.', agent: 'primary' },
+      { role: 'assistant', content: 'Submitting.\n```\nsubmit\n```', agent: 'primary' },
+    ];
+    const steps = [{ action: 'ls\n', observation: 'whistle.py\n' }];
+    const { messages, context } = importText(trajectory(history, { trajectory: steps }));
+    expect(messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: [{ output: { type: 'error-text', value: '[no result recorded]' } }],
       metadata: { origin: 'swe-agent', synthetic: true },
     });
     expect(context.warnings).toHaveLength(1);
-    expect(context.warnings[0]).toMatchObject({ record: 8, file: 'demo.traj' });
+    expect(context.warnings[0]).toMatchObject({ record: 2, file: 'demo.traj' });
+    expect(context.stats.skipped).toStrictEqual({ 'trajectory-duplicate': 1 });
   });
 
   it('reads the model from replay_config and the run statistics from info', () => {
@@ -307,6 +356,8 @@ describe.skipIf(!hasSharedSessions)('sweAgentImporter on the shared sessions', (
     expect(repairs).toStrictEqual([]);
     expect(calls).toBe(21);
     expect(survival.kept / survival.facts).toBeGreaterThanOrEqual(0.98);
-    expect(context.stats.skipped).toStrictEqual({ 'trajectory-duplicate': 21 });
+    // The last step's observation answers the final submit.
+    expect(context.stats.skipped).toStrictEqual({ 'trajectory-duplicate': 20 });
+    expect(messages.at(-1)!.metadata).toMatchObject({ trajectoryStep: 20 });
   });
 });

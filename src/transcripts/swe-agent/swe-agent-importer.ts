@@ -5,8 +5,8 @@
  * form and is counted as ignored. In v0.x an assistant entry is a discussion plus one command in a ```` ``` ````
  * fence (also given as `thought` / `action`), and the next user entry is the observation followed by the
  * `(Open file: …)(Current directory: …) bash-$` prompt. The observation of the last action is never in the
- * history (it would have gone into the next query), so a history ending on an action leaves that call without
- * a result. Demonstrations (`is_demo`) were text the model read, never calls. 1.x histories with function
+ * history (it would have gone into the next query): it is taken from the trajectory's last step when that step
+ * ran the same command (`submit` and its diff, most often); otherwise the call is left without a result. Demonstrations (`is_demo`) were text the model read, never calls. 1.x histories with function
  * calling carry OpenAI `tool_calls` and `tool` entries with `tool_call_ids`. Entries of other agents than the
  * first (v0.x subroutines) are sidechains.
  */
@@ -133,14 +133,24 @@ function parse(text: string, context: ImportContext): ImportResult {
       context.ignore('sidechain');
     }
   }
-  if (Array.isArray(document.trajectory) && document.trajectory.length > 0) {
-    // The same steps as `history`, in structured form: reading both would count everything twice.
-    context.read(document.trajectory.length);
-    context.ignore('trajectory-duplicate', document.trajectory.length);
-  }
+  const steps = Array.isArray(document.trajectory) ? document.trajectory : [];
+  const last = steps.at(-1);
+  const finalStep =
+    isRecord(last) && typeof last.action === 'string' && typeof last.observation === 'string'
+      ? { index: steps.length - 1, action: last.action, observation: last.observation }
+      : undefined;
 
   const metadata = metadataOf(document);
-  const conversation: Conversation = { messages: importEntries(entries, mainAgent, context) };
+  const conversation: Conversation = { messages: importEntries(entries, mainAgent, context, finalStep) };
+  if (steps.length > 0) {
+    // The same steps as `history`, in structured form: reading both would count everything twice. Only the
+    // last step's observation can be new.
+    const finalStepUsed = conversation.messages.some(
+      (message) => message.metadata?.trajectoryStep !== undefined,
+    );
+    context.read(steps.length);
+    context.ignore('trajectory-duplicate', steps.length - (finalStepUsed ? 1 : 0));
+  }
   if (metadata.model !== undefined) conversation.model = metadata.model;
   const result: ImportResult = { conversation, metadata };
   if (context.sidechains === 'separate' && sidechainEntries.size > 0) {
@@ -151,7 +161,23 @@ function parse(text: string, context: ImportContext): ImportResult {
   return result;
 }
 
-function importEntries(entries: Entry[], mainAgent: string | undefined, context: ImportContext): Message[] {
+/** A trajectory step: its command and what the command printed. */
+interface FinalStep {
+  index: number;
+  action: string;
+  observation: string;
+}
+
+/**
+ * The entries as messages. The trajectory's last step (`finalStep`) answers the main agent's last call when the
+ * history ends on that call and the step ran the same command; its result carries `metadata.trajectoryStep`.
+ */
+function importEntries(
+  entries: Entry[],
+  mainAgent: string | undefined,
+  context: ImportContext,
+  finalStep?: FinalStep,
+): Message[] {
   // A chat history: a result after the next assistant message answers nothing the model saw.
   const builder = createTranscriptBuilder({
     origin: format,
@@ -160,9 +186,12 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
   });
   /** Per agent (subroutines interleave with `sidechains: 'include'`): the action the next user entry answers. */
   const awaiting = new Map<string | undefined, string>();
+  /** The main agent's last entry when it was a call: the one the trajectory's last step may answer. */
+  let lastCall: { toolCallId: string; command: string } | undefined;
 
   for (const { record, raw } of entries) {
     const agent = typeof raw.agent === 'string' ? raw.agent : undefined;
+    if (agent === mainAgent) lastCall = undefined;
     const answered = awaiting.get(agent);
     awaiting.delete(agent);
     const content = contentText(raw.content);
@@ -204,6 +233,14 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
       case 'assistant': {
         if (!demo && Array.isArray(raw.tool_calls) && raw.tool_calls.length > 0) {
           addNativeAssistant(builder, context, raw, record, metadata, `history entry ${record}`);
+          const [first] = raw.tool_calls as unknown[];
+          if (
+            agent === mainAgent &&
+            isRecord(first) &&
+            typeof first.id === 'string' &&
+            typeof raw.action === 'string'
+          )
+            lastCall = { toolCallId: first.id, command: raw.action };
           break;
         }
         const split = demo ? undefined : actionOf(raw, text);
@@ -228,6 +265,7 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
         });
         builder.assistant(parts, metadata);
         awaiting.set(agent, toolCallId);
+        if (agent === mainAgent) lastCall = { toolCallId, command: split.action };
         context.use();
         break;
       }
@@ -251,6 +289,14 @@ function importEntries(entries: Entry[], mainAgent: string | undefined, context:
         context.malformed(`history entry ${record} has unknown role ${JSON.stringify(raw.role)}`, { record });
     }
   }
+  const open = lastCall === undefined ? undefined : builder.openCall(lastCall.toolCallId);
+  if (open !== undefined && finalStep !== undefined && sameCommand(lastCall!.command, finalStep.action))
+    addTextResult(
+      builder,
+      context,
+      { toolCallId: open.toolCallId, toolName: open.toolName, text: finalStep.observation },
+      { origin: format, trajectoryStep: finalStep.index },
+    );
   return builder.finish();
 }
 
