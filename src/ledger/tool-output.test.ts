@@ -66,6 +66,18 @@ describe('errorLinesOf', () => {
       "src/a.ts(3,4): error TS2304: Cannot find name 'x'.",
     ]);
   });
+
+  it("takes a bundler's unresolved module, also where a user pasted it after their own words", () => {
+    const pasted = [
+      "now I have: Module not found: Error: Can't resolve 'styled-components' in '/app/src/components'",
+      "Module not found: Can't resolve './styles.css'",
+      'I think the module was not found because of the path.',
+    ].join('\n');
+    expect(errorLinesOf(pasted, { strongOnly: true })).toEqual([
+      "now I have: Module not found: Error: Can't resolve 'styled-components' in '/app/src/components'",
+      "Module not found: Can't resolve './styles.css'",
+    ]);
+  });
 });
 
 describe('errorLinesOf: linters', () => {

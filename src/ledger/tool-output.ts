@@ -46,11 +46,12 @@ export function exitCodeOf(text: string): number | undefined {
 const errorLinePattern =
   /(?:^|[\s(:\]])(?:(?:[A-Za-z_][\w]*\.)*(?:[A-Z][A-Za-z0-9_]*)?(?:Error|Exception|Failure|Warning)\b(?!s)|error(?:\[[\w-]+\])?[:\s]|ERROR\b|FAIL(?:ED)?\b|fatal:|panic:|npm ERR!|Traceback \(most recent call last\)|No such file or directory|command not found|Permission denied|cannot find|Cannot find|not found|does not exist|Segmentation fault|Killed\b)|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
 /**
- * The strong forms only, for outputs whose status is unknown and for user text. Pyflakes' codes (`F821
+ * The strong forms only, for outputs whose status is unknown and for user text. A bundler's unresolved module
+ * (webpack's and Next.js' `Module not found: … Can't resolve`) counts wherever it starts. Pyflakes' codes (`F821
  * undefined name 'os'`, as flake8 and ruff print them) and syntax errors (`E999`) count; style codes do not.
  */
 const strongErrorLinePattern =
-  /^\s*(?:(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b)|\berror TS\d+:|: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
+  /^\s*(?:(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b)|\berror TS\d+:|\bModule not found: (?:Error: )?Can't resolve |: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
 const noiseLinePattern =
   /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
 

@@ -284,6 +284,28 @@ describe('buildAnchoredSummary', () => {
     expect(summary.scripts).toEqual(['grep -rn "skipPermissions" src']);
   });
 
+  it('says no more of a created file whose lines the transcript does not show than that it was created', () => {
+    const calls = [
+      toolCall('create', { path: 'src/app/layout.tsx' }, 'call-1'),
+      toolCall(
+        'create',
+        { path: 'src/app/page.tsx', file_text: 'export default function Page() {}\n' },
+        'call-2',
+      ),
+    ];
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Set up the app.'),
+        assistantMessage(calls),
+        toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: 'File created.' }))),
+      ]),
+    );
+    expect(summary.files).toEqual([
+      { path: 'src/app/layout.tsx', status: 'created' },
+      { path: 'src/app/page.tsx', status: 'created', detail: 'create 1 lines (Page)' },
+    ]);
+  });
+
   it('names a file the session created and deleted as such, without the edits it went through', () => {
     const calls = [
       toolCall('Write', { file_path: 'inspect_query.py', content: 'import django\nprint(1)\n' }, 'call-1'),

@@ -771,14 +771,16 @@ function mentionedPathsOf(message: IdentifiedMessage): readonly string[] {
 
 function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   for (const file of ledger.files) {
-    const changes = file.changes.map((change) => {
+    const changes = file.changes.flatMap((change) => {
       const lines =
         change.lineCount !== undefined
           ? ` ${change.lineCount} lines`
           : change.linesAdded !== undefined || change.linesRemoved !== undefined
             ? ` +${change.linesAdded ?? 0}/-${change.linesRemoved ?? 0}`
             : '';
-      return `${change.kind}${lines}${change.symbols?.length ? ` (${change.symbols.join(', ')})` : ''}${change.failed ? ' failed' : ''}`;
+      const text = `${change.kind}${lines}${change.symbols?.length ? ` (${change.symbols.join(', ')})` : ''}${change.failed ? ' failed' : ''}`;
+      // A bare `create` says no more than the status `created`.
+      return text === 'create' && file.status === 'created' ? [] : [text];
     });
     // A file the session created and deleted was a throwaway: its edits are noise once it is gone. A deletion's
     // own detail says no more than its status.

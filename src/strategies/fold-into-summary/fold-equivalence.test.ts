@@ -56,11 +56,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'a5a75ab6d29fb0d30ee00261cf885645', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: 'cb20d95008513de519e4260715fcd42c', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '286551c0c78a687adb6ab19ed3769aec', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '82f85cb7139b7cda4f1e4cdb41234f76', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: 'f30fa9ac845af59ca72e8341e8d516db', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '566cecebe3260a6de527b7e8a17550f4', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: 'fae872e74fac15d1e38468886d0d6d43', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: '5c1790f270c6fc191d32da3f3e3cdff7', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: '6e9c1c5d2d18d0a7a883ea1af5e273f3', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '6a8edff1ba0e292216f51b7ec4637e63', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
