@@ -136,13 +136,13 @@ export function requestOnly<M extends Message>(message: M): M {
  * `metadata.expansionPart`, where a repair merged the expansion into its request).
  */
 export function typedRequest<M extends Message>(message: M): M {
-  const request = requestOnly(message);
-  const start = message.metadata?.requestPart;
   const end = message.metadata?.expansionPart;
+  const request = requestOnly(message);
   if (typeof end !== 'number' || typeof request.content === 'string') return request;
-  const from = typeof start === 'number' && start > 0 ? start : 0;
-  if (end <= from || end - from >= request.content.length) return request;
-  return { ...request, content: (request.content as readonly Part[]).slice(0, end - from) };
+  // `expansionPart` counts the whole message's parts; `requestOnly` took some off the front.
+  const length = end - (message.content.length - request.content.length);
+  if (length <= 0 || length >= request.content.length) return request;
+  return { ...request, content: (request.content as readonly Part[]).slice(0, length) };
 }
 
 /**

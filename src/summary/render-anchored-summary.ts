@@ -12,7 +12,7 @@ export interface RenderAnchoredSummaryOptions {
   /**
    * Characters of the intent shown. Lower it when the task message itself is still in the conversation:
    * repeating it in full would spend the summary's room on text the model already sees. Without it, the intent
-   * (the task only the summary holds) may take more than its share under a cap: up to `intentMinShare`.
+   * (the task only the summary holds) may take more than its share under a cap: up to 30% of the room.
    * @default no cap
    */
   maxIntentChars?: number;
@@ -82,10 +82,11 @@ interface RenderedSection {
    * first that fit (tasks, in their order), the latest (state), or the most salient.
    */
   keep: LinePolicy;
+  /** Under a cap, the share of the room the section may take whatever its weight. */
+  minShare?: number;
 }
 
-const intentTitle = 'Session intent';
-/** Under a cap, the share of the room an uncapped intent may take whatever its weight. */
+/** The `minShare` of an uncapped intent: the task only the summary holds anchors everything else. */
 const intentMinShare = 0.3;
 
 function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedSection[] {
@@ -98,8 +99,9 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
   return [
     {
-      title: intentTitle,
+      title: 'Session intent',
       weight: 0.12,
+      ...(maxIntentChars === Number.POSITIVE_INFINITY ? { minShare: intentMinShare } : {}),
       // Line by line: under a small cap the task's first lines show rather than none of it.
       lines: intent === undefined ? [] : intent.split('\n'),
       keep: 'prefix',
@@ -593,10 +595,10 @@ export function createAnchoredSummaryRenderer(
       const finalCaps = caps.map((limit, index) => {
         if (natural[index]! <= limit) return natural[index]!;
         const raised = limit + Math.floor((spare * sections[index]!.weight) / Math.max(hungryWeight, 1e-9));
-        // The task anchors everything else: it may take more than its share, the others shrinking to make room.
-        if (sections[index]!.title === intentTitle && maxIntentChars === Number.POSITIVE_INFINITY)
-          return Math.max(raised, Math.min(natural[index]!, Math.floor(available * intentMinShare)));
-        return raised;
+        // Past its share (the others shrink to make room: the text is cut until it fits).
+        const { minShare } = sections[index]!;
+        if (minShare === undefined) return raised;
+        return Math.max(raised, Math.min(natural[index]!, Math.floor(available * minShare)));
       });
       const text = build(finalCaps);
       if (tokensOf(text) <= maxTokens) {

@@ -76,11 +76,10 @@ interface Group extends MessageGroup {
 /** Estimated cost of one marker message, used before the markers exist; the final count is exact. */
 const markerTokenEstimate = 30;
 
-/** A plan as `planSpans` made it, with what it moved to `blocked` and its exact count. */
+/** A plan as `planSpans` made it, with the groups it dropped (not those kept for a marker) and its exact count. */
 interface TriedPlan {
   plan: Plan;
   dropped: readonly number[];
-  blocked: readonly number[];
   tokens: number;
   /** Whether the plan's messages pass `validateMessages`, once asked. */
   valid?: boolean;
@@ -104,15 +103,14 @@ export function createDropPlanner(
   const tried = new Map<string, TriedPlan>();
   let inputValid: boolean | undefined;
   const check = { provider: 'any', allowPendingToolCalls: true } as const;
-  const tryPlan = (groups: readonly Group[], dropped: Set<number>, blocked: Set<number>): TriedPlan => {
-    const key = `${[...dropped].sort((a, b) => a - b).join(',')}/${[...blocked].sort((a, b) => a - b).join(',')}`;
+  const tryPlan = (groups: readonly Group[], dropped: Set<number>): TriedPlan => {
+    const key = [...dropped].sort((a, b) => a - b).join(',');
     let known = tried.get(key);
     if (known === undefined) {
-      const plan = planSpans(messages, groups, dropped, blocked, context);
+      const plan = planSpans(messages, groups, dropped, context);
       known = {
         plan,
         dropped: [...dropped],
-        blocked: [...blocked],
         tokens: accountant.countConversation(plan.messages).totalTokens,
       };
       tried.set(key, known);
@@ -125,11 +123,11 @@ export function createDropPlanner(
       prepared ??= prepare(messages, context);
       const { groups, groupTokens } = prepared;
       let units = prepared.units;
-      // Every group of the units taken so far. Planning keeps some of them for a marker to fit (`blocked`), afresh
-      // each time: a group kept beside the current request is not needed once the request goes too.
+      // Every group of the units taken so far. Planning keeps some of them for a marker to fit, afresh each time:
+      // a group kept beside the current request is not needed once the request goes too.
       const requested = new Set<number>();
       let nextUnit = 0;
-      let current = tryPlan(groups, new Set(), new Set());
+      let current = tryPlan(groups, new Set());
       for (;;) {
         let estimate = current.tokens;
         // Everything else is gone: the last request and step follow only when the hard budget still fails.
@@ -147,7 +145,7 @@ export function createDropPlanner(
           }
           nextUnit++;
         }
-        current = tryPlan(groups, new Set(requested), new Set());
+        current = tryPlan(groups, new Set(requested));
       }
       const { plan } = current;
       for (const entry of plan.archiveEntries) context.archive.put(entry);
@@ -263,13 +261,12 @@ interface Plan {
 
 /**
  * Builds the conversation without the dropped groups, one marker per contiguous span. Groups that had to stay
- * for a marker to fit go into `blocked` (and out of `dropped`), so later passes keep them too.
+ * for a marker to fit are taken out of `dropped`.
  */
 function planSpans(
   messages: readonly IdentifiedMessage[],
   groups: readonly Group[],
   dropped: Set<number>,
-  blocked: Set<number>,
   context: StrategyContext,
 ): Plan {
   const output: IdentifiedMessage[] = [];
@@ -302,7 +299,6 @@ function planSpans(
       )
         break;
       dropped.delete(spanStart);
-      blocked.add(spanStart);
       pushGroup(output, messages, groups[spanStart]!, pendingFolds);
       spanStart++;
       role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
@@ -339,7 +335,6 @@ function planSpans(
     } else {
       for (let index = spanStart; index < spanEnd; index++) {
         dropped.delete(index);
-        blocked.add(index);
         pushGroup(output, messages, groups[index]!, pendingFolds);
       }
       warnings.push(
