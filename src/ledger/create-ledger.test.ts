@@ -274,6 +274,25 @@ describe('other agents', () => {
   });
 });
 
+describe('files a harness put into the context', () => {
+  it('reads metadata.contextFiles as reads, never of a demonstration', () => {
+    const ledger = buildLedger(
+      assignIds([
+        { role: 'user', content: 'Fix the slug helper.' },
+        {
+          role: 'user',
+          content: 'app/text.py\nAdd these files to the chat? yes',
+          metadata: { harness: true, contextFiles: ['app/text.py'] },
+        },
+        { role: 'user', content: 'demo', metadata: { demo: true, contextFiles: ['demo/app.py'] } },
+      ]),
+    );
+    expect(ledger.files.map((file) => [file.path, file.status, file.reads])).toEqual([
+      ['app/text.py', 'read', 1],
+    ]);
+  });
+});
+
 describe('errors the conversation states outside tool outputs', () => {
   it('keeps error lines a user pasted and an agent quoted in a code block, not errors its prose mentions', () => {
     const snapshot = ledgerOf(

@@ -318,6 +318,10 @@ export function createLedger(): Ledger {
       // A worked example's files, commands and errors were never this session's.
       if (isDemonstration(message)) return;
       const id = message.id;
+      const contextFiles = message.metadata?.contextFiles;
+      if (Array.isArray(contextFiles))
+        for (const path of contextFiles)
+          if (typeof path === 'string' && path !== '') applyFileAction({ kind: 'read', path }, 'context', id);
       if (typeof message.content === 'string') {
         if (message.role === 'user') addUserText(message.content, id);
         else if (message.role === 'assistant') addAssistantText(message.content, id);

@@ -96,6 +96,11 @@ export interface MessageMetadata {
   pinned?: boolean;
   /** Where the message came from: an importer name, `summary`, `stub`, ... */
   origin?: string;
+  /**
+   * Files the agent's harness put into the model's context with this message, whole (aider's `/add` and the
+   * files it asked to add): reads, for the ledger, as much as a read tool's.
+   */
+  contextFiles?: string[];
   /** Archive handle of the original when this message is a stub or summary. */
   handle?: string;
   /**

@@ -26,7 +26,7 @@ import type {
 } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
 import type { ImportOptions } from '../transcript-importer.js';
-import { aiderEditBlockResult, aiderImporter } from './aider-importer.js';
+import { aiderEditBlockResult, aiderImporter, filesAddedToChat } from './aider-importer.js';
 
 // Fixtures end in .txt, not .md: Biome formats markdown and would rewrite aider's two-space line ends.
 const fixture = (name: string) => readFileSync(new URL(`./fixtures/${name}`, import.meta.url), 'utf8');
@@ -410,6 +410,37 @@ describe('aiderImporter.parse, newer aider output', () => {
     for (const line of contentLines(fixture('aider-newer.chat-history.txt'))) {
       if (!/THINKING|ANSWER|^-+$|thinking-content/.test(line)) expect(rendered).toContain(line);
     }
+  });
+});
+
+describe('filesAddedToChat', () => {
+  it('reads the files aider put into the chat: added, or listed and answered yes', () => {
+    const output = [
+      'Added src/Car.cs to the chat.',
+      'Added 9 lines of output to the chat.',
+      'Tokens: 3.2k sent, 222 received.',
+      'package.json',
+      "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: y",
+      'public/index.html',
+      "Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: n",
+      './tests/test_sqlite.py',
+      'tests\\admin_views\\test_multidb.py',
+      'Add these files to the chat? yes',
+      'src/Car.cs',
+      'Add file to the chat? (Y)es/(N)o [Yes]: y',
+    ].join('\n');
+    expect(filesAddedToChat(output)).toEqual([
+      'src/Car.cs',
+      'package.json',
+      'tests/test_sqlite.py',
+      'tests/admin_views/test_multidb.py',
+    ]);
+    expect(filesAddedToChat('Add these files to the chat? no\nAdded .aider* to .gitignore')).toEqual([]);
+  });
+
+  it('records them on the output message, which the ledger reads as reads', () => {
+    const { messages } = importText(fixture('aider-classic.chat-history.txt'));
+    expect(messages[4]!.metadata).toMatchObject({ contextFiles: ['app/text.py', 'tests/test_text.py'] });
   });
 });
 

@@ -473,6 +473,39 @@ function readBanner(entries: readonly OutputEntry[], session: SessionInfo): void
 // ---------------------------------------------------------------------------------------------------------
 // The importer
 
+const addedToChatPattern = /^Added (\S+) to the chat\.?$/;
+const addFilePromptPattern = /^Add file to the chat\? .*:\s*(?:y|yes|a|all)\s*$/i;
+const addFilesPromptPattern = /^Add these files to the chat\?\s*(?:y|yes)\s*$/i;
+/** A path aider lists alone on a line before asking to add it: one token with a dot or slash. */
+const listedPathPattern = /^[^\s:]*[./\\][^\s:]*$/;
+
+/**
+ * The files aider put into the chat (the model's context), as its output says: `Added src/a.py to the chat.`
+ * (`/add`, files named on the command line), and files it listed and asked about, answered yes (`src/a.py` then
+ * `Add file to the chat? … y`, or several paths then `Add these files to the chat? yes`). Distinct, in order.
+ */
+export function filesAddedToChat(output: string): string[] {
+  const lines = output.split('\n').map((line) => line.trim());
+  const files: string[] = [];
+  const add = (path: string) => {
+    const normal = normalizePath(path);
+    if (!files.includes(normal)) files.push(normal);
+  };
+  lines.forEach((line, index) => {
+    const added = addedToChatPattern.exec(line);
+    if (added !== null) add(added[1]!);
+    else if (addFilePromptPattern.test(line)) {
+      const previous = lines[index - 1];
+      if (previous !== undefined && listedPathPattern.test(previous)) add(previous);
+    } else if (addFilesPromptPattern.test(line)) {
+      let start = index;
+      while (start > 0 && listedPathPattern.test(lines[start - 1]!)) start--;
+      for (let at = start; at < index; at++) add(lines[at]!);
+    }
+  });
+  return files;
+}
+
 function metadataOf(line: number, record: number, extra: MessageMetadata = {}): MessageMetadata {
   return { origin, line, record, ...extra };
 }
@@ -591,10 +624,15 @@ function parseAider(text: string, context: ImportContext): ImportResult {
       const first = entries.find((entry) => !isBlank(entry.text)) ?? entries[0]!;
       // What aider printed (token costs, prompts it answered itself, lint and test output) is a harness note:
       // not the user's words, though the errors in it still count.
+      const contextFiles = filesAddedToChat(rest);
       messages.push({
         role: 'user',
         content: rest,
-        metadata: metadataOf(first.line, record, { aiderOutput: true, harness: true }),
+        metadata: metadataOf(first.line, record, {
+          aiderOutput: true,
+          harness: true,
+          ...(contextFiles.length === 0 ? {} : { contextFiles }),
+        }),
       });
       continue;
     }
