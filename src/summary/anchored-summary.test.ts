@@ -30,6 +30,17 @@ import {
 
 const counter = createO200kCounter();
 
+/** The record of one step: the task, an assistant message making `calls`, and `output` as every call's result. */
+function oneStepSummary(task: string, calls: ReturnType<typeof toolCall>[], output: string): AnchoredSummary {
+  return buildAnchoredSummary(
+    assignIds([
+      userMessage(task),
+      assistantMessage(calls),
+      toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: output }))),
+    ]),
+  );
+}
+
 function session() {
   const read = toolCall('Read', { file_path: 'src/retry/backoff.ts' }, 'call-1');
   const test = toolCall('Bash', { command: 'npx vitest run src/retry' }, 'call-2');
@@ -273,13 +284,7 @@ describe('buildAnchoredSummary', () => {
       toolCall('Read', { file_path: 'src/a.ts', offset: 10, limit: 40 }, 'call-3'),
       toolCall('Bash', { command: 'grep -rn "skipPermissions" src' }, 'call-4'),
     ];
-    const summary = buildAnchoredSummary(
-      assignIds([
-        userMessage('Where is the flag read?'),
-        assistantMessage(calls),
-        toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: 'src/a.ts:12' }))),
-      ]),
-    );
+    const summary = oneStepSummary('Where is the flag read?', calls, 'src/a.ts:12');
     // A shell line is a script, whatever it does.
     expect(summary.scripts).toEqual(['grep -rn "skipPermissions" src']);
   });
@@ -293,13 +298,7 @@ describe('buildAnchoredSummary', () => {
         'call-2',
       ),
     ];
-    const summary = buildAnchoredSummary(
-      assignIds([
-        userMessage('Set up the app.'),
-        assistantMessage(calls),
-        toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: 'File created.' }))),
-      ]),
-    );
+    const summary = oneStepSummary('Set up the app.', calls, 'File created.');
     expect(summary.files).toEqual([
       { path: 'src/app/layout.tsx', status: 'created' },
       { path: 'src/app/page.tsx', status: 'created', detail: 'create 1 lines (Page)' },
@@ -317,13 +316,7 @@ describe('buildAnchoredSummary', () => {
       toolCall('Bash', { command: 'rm inspect_query.py old_notes.txt' }, 'call-3'),
       toolCall('Edit', { file_path: 'src/app.py', old_string: 'a = 1', new_string: 'a = 2' }, 'call-4'),
     ];
-    const summary = buildAnchoredSummary(
-      assignIds([
-        userMessage('Fix the query and clean up.'),
-        assistantMessage(calls),
-        toolMessage(...calls.map((call) => toolResult(call, { type: 'text', value: 'ok' }))),
-      ]),
-    );
+    const summary = oneStepSummary('Fix the query and clean up.', calls, 'ok');
     expect(summary.files).toEqual([
       { path: 'inspect_query.py', status: 'created and deleted' },
       { path: 'old_notes.txt', status: 'deleted' },

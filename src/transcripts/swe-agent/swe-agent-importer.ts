@@ -6,9 +6,10 @@
  * fence (also given as `thought` / `action`), and the next user entry is the observation followed by the
  * `(Open file: …)(Current directory: …) bash-$` prompt. The observation of the last action is never in the
  * history (it would have gone into the next query): it is taken from the trajectory's last step when that step
- * ran the same command (`submit` and its diff, most often); otherwise the call is left without a result. Demonstrations (`is_demo`) were text the model read, never calls. 1.x histories with function
- * calling carry OpenAI `tool_calls` and `tool` entries with `tool_call_ids`. Entries of other agents than the
- * first (v0.x subroutines) are sidechains.
+ * ran the same command (`submit` and its diff, most often); otherwise the call is left without a result.
+ * Demonstrations (`is_demo`) were text the model read, never calls. 1.x histories with function calling carry
+ * OpenAI `tool_calls` and `tool` entries with `tool_call_ids`. Entries of other agents than the first (v0.x
+ * subroutines) are sidechains.
  */
 
 import { isRecord } from '../../internal/json-shapes.js';
