@@ -234,6 +234,29 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands.join('\n')).toContain(command);
   });
 
+  it('names the command an error came from without the `cd <workspace> &&` every command starts with', () => {
+    const command = 'cd /workspace/darkreader__darkreader__0.1 && npx ts-node test_parse.ts';
+    const call = toolCall('execute_bash', { command }, 'call-ts-node');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Reproduce the parse error.'),
+        assistantMessage([call]),
+        toolMessage(
+          toolResult(call, {
+            type: 'error-text',
+            value:
+              "test_parse.ts:29:16 - error TS2304: Cannot find name 'SitesFixesParserOptions'.\nexit code 1",
+          }),
+        ),
+      ]),
+    );
+    expect(summary.errors).toContain(
+      "`test_parse.ts:29:16 - error TS2304: Cannot find name 'SitesFixesParserOptions'.` (from npx ts-node test_parse.ts)",
+    );
+    // The Commands section keeps the command verbatim.
+    expect(summary.commands.join('\n')).toContain(command);
+  });
+
   it('records the code blocks an agent writes in its messages: a proposed change, a command for the user', () => {
     const summary = buildAnchoredSummary(
       assignIds([

@@ -814,7 +814,7 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   for (const error of ledger.errors)
     pushUnique(
       summary.errors,
-      `${codeSpan(error.message)} (from ${capChars(error.source, 60)}${error.count > 1 ? `, ${error.count}×` : ''})`,
+      `${codeSpan(error.message)} (from ${capChars(errorSourceLabel(error.source), 60)}${error.count > 1 ? `, ${error.count}×` : ''})`,
     );
   for (const test of ledger.tests) {
     const counts = [
@@ -830,6 +830,16 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     );
   }
 }
+
+/**
+ * What an error line names as its source: the command without a leading `cd <dir> &&` (or `;`), which every
+ * command of an agent that runs from its workspace starts with, so the label shows what ran.
+ */
+function errorSourceLabel(source: string): string {
+  return source.replace(leadingCd, '');
+}
+
+const leadingCd = /^cd +\S+ *(?:&&|;) *(?=\S)/;
 
 /** How much a file status says: named in prose, read, then changed. */
 function statusWeight(status: string): number {
