@@ -125,7 +125,9 @@ export interface MessageMetadata {
    */
   expansion?: boolean;
   /**
-   * Where an expansion (see `expansion`) starts among the parts, when a repair merged it after its request.
+   * Where an expansion (see `expansion`) starts among the parts, when a repair merged it after its request (and
+   * so where what the user typed ends: harness notes merged after the request, an @-mention's file read or
+   * aider's output, start one too).
    * While the message is preserved, nothing changes; when it is not (the budget gave up the task), the parts
    * from here on may be archived behind a stub before the words the user typed are touched (`stub-demonstrations`).
    */

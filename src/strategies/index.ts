@@ -94,6 +94,7 @@ export {
   stripThinkingTags,
 } from './strip-reasoning/strip-reasoning.js';
 export {
+  afterRequestStubPrefix,
   demonstrationStubPrefix,
   expansionStubPrefix,
   preambleStubPrefix,

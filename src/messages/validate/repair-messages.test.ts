@@ -11,7 +11,7 @@ import {
   user,
 } from '../../../test/support/validity-builders.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
-import { requestOnly } from '../content.js';
+import { requestOnly, typedRequest } from '../content.js';
 import type { Message, Part, ToolResultPart } from '../types.js';
 import { repairMessages, repairPlaceholders } from './repair-messages.js';
 import { validateMessages } from './validate-messages.js';
@@ -389,6 +389,24 @@ describe('repairMessages', () => {
     const [first] = repairMessages([expansion, command], { provider: 'anthropic' }).messages;
     expect(first!.metadata).not.toHaveProperty('expansionPart');
     expect(first!.metadata).not.toHaveProperty('expansion');
+  });
+
+  it('ends the typed request where harness notes merged after it start, and keeps every file they read', () => {
+    const request: Message = { role: 'user', content: 'Explain @src/a.ts and @src/b.ts.' };
+    const read = (path: string): Message => ({
+      role: 'user',
+      content: `Called the Read tool with the following input: {"file_path":"${path}"}`,
+      metadata: { harness: true, contextFiles: [path] },
+    });
+    const [merged] = repairMessages([request, read('src/a.ts'), read('src/b.ts')], {
+      provider: 'anthropic',
+    }).messages;
+    expect(merged!.content).toHaveLength(3);
+    expect(merged!.metadata).toEqual({ expansionPart: 1, contextFiles: ['src/a.ts', 'src/b.ts'] });
+    expect(typedRequest(merged!).content).toEqual([{ type: 'text', text: request.content }]);
+    // Notes before the request are not its end.
+    const [before] = repairMessages([read('src/a.ts'), request], { provider: 'anthropic' }).messages;
+    expect(before!.metadata).toEqual({ requestPart: 1, contextFiles: ['src/a.ts'] });
   });
 
   it('merges an assistant message whose provider-executed calls are answered inline with the next one', () => {

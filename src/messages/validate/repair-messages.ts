@@ -612,14 +612,15 @@ function partsBeforeRequest(run: readonly Message[]): number {
 }
 
 /**
- * How many parts come before the expansions that close `run` (a command's prompt after the command): the
- * parts of the messages before them; where no expansion closes it, the last message's own `expansionPart`.
+ * How many parts come before the expansions and harness notes that close `run` (a command's prompt after the
+ * command, a file an @-mention read, aider's output after the request): the parts of the messages before them;
+ * where none closes it, the last message's own `expansionPart`.
  */
 function partsBeforeExpansion(run: readonly Message[]): number | undefined {
   const partsOf = (messages: readonly Message[]) =>
     messages.reduce((sum, message) => sum + partCount(message), 0);
   let start = run.length;
-  while (start > 0 && isExpansion(run[start - 1]!)) start--;
+  while (start > 0 && (isExpansion(run[start - 1]!) || isHarnessNote(run[start - 1]!))) start--;
   if (start < run.length) return partsOf(run.slice(0, start));
   const own = run.at(-1)!.metadata?.expansionPart;
   return typeof own === 'number' ? partsOf(run.slice(0, -1)) + own : undefined;
@@ -663,6 +664,9 @@ function mergeMessages(run: readonly Message[]): Message {
     if (!run.every(isDemonstration)) delete merged.metadata.demo;
     if (!run.every(isHarnessNote)) delete merged.metadata.harness;
     if (!run.every(isExpansion)) delete merged.metadata.expansion;
+    // Every file a merged message put into the context, not only the first message's.
+    const contextFiles = [...new Set(run.flatMap((message) => message.metadata?.contextFiles ?? []))];
+    if (contextFiles.length > 0) merged.metadata.contextFiles = contextFiles;
     const requestPart = partsBeforeRequest(run);
     if (requestPart > 0 && requestPart < content.length) merged.metadata.requestPart = requestPart;
     else delete merged.metadata.requestPart;

@@ -73,7 +73,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'ce39702813ca3c8bd2347b66b7a2f7ad',
+    result: '2670d8e9f419347603686d5af151cd35',
     archive: '074e5824a67c5cfb7d0c7f1bab3c5a3d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {

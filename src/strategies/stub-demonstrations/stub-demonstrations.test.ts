@@ -9,11 +9,12 @@ import { InvalidArgumentError } from '../../errors/index.js';
 import { requestOnly } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
+import { repairMessages } from '../../messages/validate/index.js';
 import { assistantMessage, userMessage } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import {
+  afterRequestStubPrefix,
   demonstrationStubPrefix,
-  expansionStubPrefix,
   preambleStubPrefix,
   stubDemonstrations,
 } from './stub-demonstrations.js';
@@ -195,13 +196,13 @@ describe('stubDemonstrations', () => {
     expect(before).toMatchObject({ text: expect.stringMatching(/^\[text before the request archived: h-/) });
     expect(after).toEqual({
       type: 'text',
-      text: expect.stringMatching(/^\[expanded command prompt archived: h-[0-9a-f]{20} · \d+ tokens\]$/),
+      text: expect.stringMatching(/^\[text after the request archived: h-[0-9a-f]{20} · \d+ tokens\]$/),
     });
-    expect((after as { text: string }).text.startsWith(expansionStubPrefix)).toBe(true);
+    expect((after as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
     expect(result.messages[0]!.metadata).toMatchObject({ requestPart: 1, expansionPart: 2 });
     expect(result.actions).toEqual([
       expect.objectContaining({
-        description: expect.stringContaining('1 part before the request and the expansion after it'),
+        description: expect.stringContaining('1 part before the request and the text after it'),
       }),
     ]);
     expect(expand(context.archive, result.actions[0]!.handle!).content).toEqual([messages[0]]);
@@ -210,7 +211,7 @@ describe('stubDemonstrations', () => {
     const later = stubDemonstrations().apply(preserved.messages, context);
     expect((later.messages[0]!.content as Part[]).slice(0, 2)).toEqual(kept.slice(0, 2));
     expect((later.messages[0]!.content as Part[])[2]).toMatchObject({
-      text: expect.stringContaining(expansionStubPrefix),
+      text: expect.stringContaining(afterRequestStubPrefix),
     });
   });
 
@@ -239,6 +240,31 @@ describe('stubDemonstrations', () => {
       type: 'text',
       text: 'Review the diff for risks.',
     });
+  });
+
+  it('archives a file an @-mention read, merged after the request, before the words the user typed', () => {
+    const typed = 'Explain @src/retry.ts and make the backoff exponential.';
+    const read = `Called the Read tool with the following input: {"file_path":"src/retry.ts"}\n${example}`;
+    const merged = repairMessages(
+      [
+        { role: 'user', content: typed },
+        { role: 'user', content: read, metadata: { harness: true, contextFiles: ['src/retry.ts'] } },
+        { role: 'assistant', content: 'Reading it.' },
+      ],
+      { provider: 'anthropic' },
+    ).messages;
+    const messages = assignIds(merged);
+    const result = stubDemonstrations().apply(messages, strategyContext());
+    const [request, after] = result.messages[0]!.content as Part[];
+    expect(request).toEqual({ type: 'text', text: typed });
+    expect((after as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
+    expect(result.messages[0]!.metadata).toMatchObject({ expansionPart: 1, contextFiles: ['src/retry.ts'] });
+    // Preserved (the task kept whole), the read stays.
+    const kept = stubDemonstrations().apply(
+      messages,
+      strategyContext({ preservedIds: new Set([messages[0]!.id]) }),
+    );
+    expect(kept.actions).toEqual([]);
   });
 
   it('archives a whole expansion message that is not preserved, as it does a demonstration', () => {

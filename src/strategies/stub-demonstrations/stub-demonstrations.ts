@@ -15,9 +15,10 @@ const strategyName = 'stub-demonstrations';
  *   stub text, and `requestPart` becomes 1;
  * - whole demonstration messages (`metadata.demo`) that are not preserved, when they hold only text: their
  *   content becomes the stub;
- * - the prompt a command expanded to (`metadata.expansion`, or the parts of a merged request from
- *   `metadata.expansionPart` on), only when its message is not preserved: it instructs the agent, so it goes
- *   only where the budget has already given up keeping the task whole, before the words the user typed.
+ * - the prompt a command expanded to (`metadata.expansion`), and the parts of a merged request from
+ *   `metadata.expansionPart` on (that prompt, harness notes such as a file an @-mention read), only when its
+ *   message is not preserved: an expansion instructs the agent, so it goes only where the budget has already
+ *   given up keeping the task whole, before the words the user typed.
  *
  * None of it is this session's work, so a stub loses nothing the summary would keep; the original message goes
  * to the archive and the stub names its handle. Pinned messages are left alone, and a stub is only used when
@@ -113,7 +114,7 @@ function withStub(message: IdentifiedMessage, context: StrategyContext): Stubbed
 }
 
 /**
- * The parts before the request (`requestPart`) as one stub, and those of its expansion (`expansionPart`) as
+ * The parts before the request (`requestPart`) as one stub, and those after it (`expansionPart`) as
  * another when the message is not preserved; the request's own parts unchanged. Undefined when neither applies
  * or both are stubs already.
  */
@@ -135,7 +136,7 @@ function withPartsStubbed(
   const preamble = parts.slice(0, requestStart);
   const expansion = parts.slice(requestEnd);
   const stubPreamble = preamble.length > 0 && !isStub(preamble, preambleStubPrefix);
-  const stubExpansion = expansion.length > 0 && !isStub(expansion, expansionStubPrefix);
+  const stubExpansion = expansion.length > 0 && !isStub(expansion, afterRequestStubPrefix);
   if (!stubPreamble && !stubExpansion) return undefined;
   const handle = archiveHandle('messages', [message]);
   const stubOf = (stubbed: readonly Part[], prefix: string) => {
@@ -143,7 +144,7 @@ function withPartsStubbed(
     return { tokens, part: { type: 'text', text: stubText(prefix, handle, tokens) } as Part };
   };
   const before = stubPreamble ? stubOf(preamble, preambleStubPrefix) : undefined;
-  const after = stubExpansion ? stubOf(expansion, expansionStubPrefix) : undefined;
+  const after = stubExpansion ? stubOf(expansion, afterRequestStubPrefix) : undefined;
   const request = parts.slice(requestStart, requestEnd);
   const content = [...(before === undefined ? preamble : [before.part]), ...request];
   const metadata = { ...message.metadata };
@@ -156,7 +157,7 @@ function withPartsStubbed(
     before === undefined
       ? undefined
       : `${requestStart} part${requestStart === 1 ? '' : 's'} before the request`,
-    after === undefined ? undefined : 'the expansion after it',
+    after === undefined ? undefined : 'the text after it',
   ].filter((item) => item !== undefined);
   return {
     message: { ...message, content, metadata } as IdentifiedMessage,
@@ -180,8 +181,10 @@ function isStub(parts: readonly Part[], prefix: string): boolean {
 export const preambleStubPrefix = '[text before the request archived: ';
 /** Stub of a demonstration message. */
 export const demonstrationStubPrefix = '[in-context demonstration archived: ';
-/** Stub of the prompt a command expanded to (a whole message, or the parts after its request). */
+/** Stub of a prompt a command expanded to, a whole message. */
 export const expansionStubPrefix = '[expanded command prompt archived: ';
+/** Stub of the parts after a request: what a command expanded to, harness notes (a file an @-mention read). */
+export const afterRequestStubPrefix = '[text after the request archived: ';
 const stubPrefixes = { demonstration: demonstrationStubPrefix, expansion: expansionStubPrefix };
 
 function textTokens(parts: readonly Part[], context: StrategyContext): number {

@@ -399,6 +399,61 @@ describe('claudeCodeImporter.parse: compaction and other quirks', () => {
     expect(importFixture('compacted.jsonl').messages[4]!.metadata).toMatchObject({ harness: true });
   });
 
+  it('reads an @-mention’s Read as a file put into the context: a harness note with contextFiles, not a request', () => {
+    const text = [
+      userLine('u1', 'Explain @src/retry.ts and make the backoff exponential.'),
+      userLine(
+        'u2',
+        [
+          {
+            type: 'text',
+            text: 'Called the Read tool with the following input: {"file_path":"/home/dev/retry-kit/src/retry.ts"}',
+          },
+        ],
+        { isMeta: true },
+      ),
+      userLine(
+        'u3',
+        [{ type: 'text', text: 'Result of calling the Read tool: "     1→export const attempts = 3;"' }],
+        { isMeta: true },
+      ),
+      // Newer versions write the call and its result in one record; a Read without a file names none.
+      userLine(
+        'u4',
+        'Called the Read tool with the following input: {"file_path":"/home/dev/retry-kit/README.md"}\nResult of calling the Read tool:\n1\t# retry-kit',
+        { isMeta: true },
+      ),
+      userLine('u5', 'Called the LS tool with the following input: {"path":"/home/dev/retry-kit/src"}', {
+        isMeta: true,
+      }),
+      userLine('u6', 'Called the Read tool with the following input: not json', { isMeta: true }),
+    ].join('\n');
+    const { messages } = importText(text);
+    expect(messages.map((message) => message.metadata?.harness === true)).toEqual([
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(messages.map((message) => message.metadata?.contextFiles)).toEqual([
+      undefined,
+      ['/home/dev/retry-kit/src/retry.ts'],
+      undefined,
+      ['/home/dev/retry-kit/README.md'],
+      undefined,
+      undefined,
+    ]);
+    expect(messages.some((message) => message.metadata?.expansion === true)).toBe(false);
+    // Without isMeta, the same words are the user's.
+    const typed = importText(
+      userLine('u1', 'Called the Read tool with the following input: {"file_path":"/a.ts"}'),
+    ).messages[0]!;
+    expect(typed.metadata?.harness).toBeUndefined();
+    expect(typed.metadata?.contextFiles).toBeUndefined();
+  });
+
   it('keeps signed thinking with empty text and notes a model switch', () => {
     expect(messages[8]).toMatchObject({
       role: 'assistant',

@@ -15,7 +15,9 @@
  * (`isMeta` records: caveats, skill and command expansions), `compactSummary` (the summary that replaced the
  * history after a compaction), `interrupted`, `command` (slash command name), `systemSubtype`, `harness` (the
  * local-command caveat, built-in commands such as `/clear` and local command output: not the user's words),
- * `expansion` (any other `isMeta` prompt: what a custom command or a skill expands to);
+ * `expansion` (any other `isMeta` prompt: what a custom command or a skill expands to), `contextFiles` (the file an
+ * @-mention made Claude Code read, its `isMeta` `Called the Read tool with the following input:` record, which is
+ * a harness note, as is the `Result of calling the Read tool:` record);
  * sub-agent messages add `sidechain`, `sidechainId` and, when the Task call that started them is known,
  * `parentToolCallId`.
  */
@@ -653,10 +655,40 @@ function userMetadata(
   if (text?.startsWith(interruptionPrefix)) metadata.interrupted = true;
   const command = text === undefined ? undefined : commandName(text);
   if (command !== undefined) metadata.command = command;
-  if (writtenByHarness(text, command, value.isMeta === true)) metadata.harness = true;
+  const contextFile = value.isMeta === true && text !== undefined ? harnessToolCallOf(text) : undefined;
+  if (contextFile !== undefined) {
+    // What an @-mention made Claude Code read into the context: its file, not the user's words.
+    metadata.harness = true;
+    if (contextFile.path !== undefined) metadata.contextFiles = [contextFile.path];
+  } else if (writtenByHarness(text, command, value.isMeta === true)) metadata.harness = true;
   // Any other prompt Claude Code writes unseen (a custom command's or a skill's) is the request's expansion.
   else if (value.isMeta === true) metadata.expansion = true;
   return metadata;
+}
+
+const harnessCallPrefix = /^Called the (\w+) tool with the following input: /;
+const harnessResultPrefix = /^Result of calling the \w+ tool:/;
+
+/**
+ * A tool call Claude Code made itself for an @-mention (`Called the Read tool with the following input:
+ * {"file_path":…}`, its result in the same record or the next, `Result of calling the Read tool:`), with the
+ * file a Read took in; undefined for any other text.
+ */
+function harnessToolCallOf(text: string): { path?: string } | undefined {
+  if (harnessResultPrefix.test(text)) return {};
+  const call = harnessCallPrefix.exec(text);
+  if (call === null) return undefined;
+  const rest = text.slice(call[0].length);
+  const newline = rest.indexOf('\n');
+  let input: unknown;
+  try {
+    input = JSON.parse(newline === -1 ? rest : rest.slice(0, newline));
+  } catch {
+    return {};
+  }
+  if (call[1] !== 'Read' || !isRecord(input)) return {};
+  const path = input.file_path ?? input.filePath;
+  return typeof path === 'string' && path !== '' ? { path } : {};
 }
 
 /** Built-in commands that set the session up or show something; a custom command's prompt is a request. */
