@@ -560,6 +560,18 @@ describe('compact', () => {
     expectPreservedIdentical(input, within, 2);
   });
 
+  it('does not blame recent turns that are only the system prompt and the task', () => {
+    const input: Message[] = [
+      { role: 'system', content: 'You are a careful coding agent. '.repeat(40) },
+      { role: 'user', content: 'Fix the retry backoff in src/retry.ts.' },
+    ];
+    const { result } = run(input, { budgetTokens: 20 });
+    expect(result.report.withinBudget).toBe(false);
+    const said = result.warnings.map((warning) => warning.message).join('\n');
+    expect(said).not.toMatch(/recentTurnsMaxShare/);
+    expect(said).toMatch(/could not compact to the budget of 20 tokens/);
+  });
+
   it('reports the weakest preservation any of its passes used (a fast-check counterexample)', () => {
     const output = Array.from(
       { length: 20 },

@@ -445,7 +445,8 @@ function recentTurnsThatFit(
   const room = budgetTokens - anchorTokens;
   const recentTokens = (turns: number) => keptTokens(turns) - anchorTokens;
   const configuredTokens = recentTokens(keepRecentTurns);
-  if (configuredTokens <= recentTurnsMaxShare * room) return undefined;
+  // Recent turns that are the system prompt and the task alone take nothing of the room.
+  if (configuredTokens === 0 || configuredTokens <= recentTurnsMaxShare * room) return undefined;
   let turns = keepRecentTurns - 1;
   while (turns > 1 && recentTokens(turns) > recentTurnsMaxShare * room) turns--;
   return {
