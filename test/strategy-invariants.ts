@@ -151,6 +151,24 @@ function prettyJson(seed: number, items: number): string {
   return JSON.stringify(value, null, 2).replace('1234567890', '12345678901234567890');
 }
 
+/** Base64 of `bytes` pseudo-random bytes from `seed`: an image or key pasted into a message. */
+export function base64Blob(seed: number, bytes: number): string {
+  let state = seed + 1;
+  const data = Uint8Array.from({ length: bytes }, () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state >> 16;
+  });
+  return Buffer.from(data).toString('base64');
+}
+
+/** `text` with a data URI of a few hundred bytes in its middle line. */
+function withBlob(text: string, seed: number): string {
+  const lines = text.split('\n');
+  const middle = Math.floor(lines.length / 2);
+  lines.splice(middle, 0, `<img src="data:image/png;base64,${base64Blob(seed, 200 + (seed % 7) * 150)}">`);
+  return lines.join('\n');
+}
+
 function enrich(message: Message, choice: number, seed: number): Message {
   if (message.role === 'tool') {
     const content = message.content.map((part) => {
@@ -177,13 +195,23 @@ function enrich(message: Message, choice: number, seed: number): Message {
               value: JSON.parse(prettyJson(seed, 2 + (seed % 10))),
             },
           };
+        case 4:
+          return {
+            ...part,
+            output: { type: isError ? 'error-text' : 'text', value: withBlob(bigText(seed, 8, false), seed) },
+          };
         default:
           return part;
       }
     }) as typeof message.content;
     return { ...message, content };
   }
-  if (message.role === 'user') return choice === 4 ? withExample(message, seed) : message;
+  if (message.role === 'user') {
+    if (choice === 4) return withExample(message, seed);
+    if (choice === 5 && typeof message.content === 'string')
+      return { ...message, content: withBlob(message.content, seed) };
+    return message;
+  }
   if (message.role !== 'assistant') return message;
   const thought = `<think>${bigText(seed, 10, false)}</think>\n`;
   const decorate = (text: string) => {

@@ -4,6 +4,7 @@ import { compactJsonOutputs } from '../strategies/compact-json-outputs/compact-j
 import { deduplicate } from '../strategies/deduplicate/deduplicate.js';
 import { dropOldestTurns } from '../strategies/drop-oldest-turns/drop-oldest-turns.js';
 import { dynamicImportance } from '../strategies/dynamic-importance/dynamic-importance.js';
+import { elideBlobs } from '../strategies/elide-blobs/elide-blobs.js';
 import { extractiveProse } from '../strategies/extractive-prose/extractive-prose.js';
 import { foldIntoSummary } from '../strategies/fold-into-summary/fold-into-summary.js';
 import { llmAnchored } from '../strategies/llm-anchored/llm-anchored.js';
@@ -28,6 +29,7 @@ const factories = {
   'strip-reasoning': () => stripReasoning({ keepRecentTurns: 0 }),
   'remove-filler': () => removeFiller(),
   'compact-json-outputs': () => compactJsonOutputs({ minTokens: 50 }),
+  'elide-blobs': () => elideBlobs(),
   'stub-demonstrations': () => stubDemonstrations(),
   'stub-tool-outputs': () => stubToolOutputs({ minTokens: 100, keepRecentTurns: 0 }),
   deduplicate: () => deduplicate({ minTokens: 100, keepRecentTurns: 0 }),
@@ -71,6 +73,7 @@ export const defaultStrategyNames: readonly StrategyName[] = [
   'strip-reasoning',
   'remove-filler',
   'compact-json-outputs',
+  'elide-blobs',
   'stub-demonstrations',
   'stub-tool-outputs',
   'deduplicate',
@@ -85,7 +88,8 @@ export const defaultLlmStrategyNames: readonly (StrategyName | LlmStrategyName)[
 );
 
 /**
- * The default pipeline: strip old reasoning, remove filler, compact JSON outputs, archive in-context examples
+ * The default pipeline: strip old reasoning, remove filler, compact JSON outputs, elide encoded blobs (base64
+ * images, hex dumps) in outputs and texts, archive in-context examples
  * and harness notes in front of the task, stub large tool outputs, stub
  * near-duplicates, shorten long prose, prune code bodies, and as a last resort drop the oldest turns, folding
  * them into one anchored summary (`foldIntoSummary`, which runs `dropOldestTurns` and gives the summary up to

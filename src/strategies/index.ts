@@ -44,6 +44,7 @@ export {
   type ScoreImportanceOptions,
   scoreImportance,
 } from './dynamic-importance/score-importance.js';
+export { type ElideBlobsOptions, elideBlobs } from './elide-blobs/elide-blobs.js';
 export { type CompressProseOptions, compressProse } from './extractive-prose/compress-prose.js';
 export { type ExtractiveProseOptions, extractiveProse } from './extractive-prose/extractive-prose.js';
 export {

@@ -56,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '566cecebe3260a6de527b7e8a17550f4', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: 'fae872e74fac15d1e38468886d0d6d43', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: '5c1790f270c6fc191d32da3f3e3cdff7', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: '6e9c1c5d2d18d0a7a883ea1af5e273f3', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '6a8edff1ba0e292216f51b7ec4637e63', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: '732e8a38da5a55196587336a2b85a01f', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
+  '0.1': { result: '05b67650ef7f696cea2ff6b8675206af', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
+  '0.15': { result: 'f0d9cd8300bcd786401752f2289c7097', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
+  '0.2': { result: 'd7ad378256e3bb92514cd1345965e898', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
+  '0.3': { result: '9631875c106823029cffb8575ced7820', archive: '2979830700037a0976744d36e96b2eba' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '0f36c4f63c5a26386b30c5cda3bc49dc',
+    result: '70cd3856e0f2cfecd4140ac6ddb2ee82',
     archive: '400e44efefafd58d80f67db19623dcda',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'b8c6c45d28fa79629e16a4a5072e4b89',
+    result: 'd59d622eb1a89df53c3d69af01e8dc6e',
     archive: '614b215fa8cce0cb730752d5b3eeef11',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '2670d8e9f419347603686d5af151cd35',
+    result: 'ac29e5cc086a4b1262b27076a18e8db2',
     archive: '074e5824a67c5cfb7d0c7f1bab3c5a3d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'a30cc7afc8e628953699f27f81d8ddc5',
+    result: '72e78a54b43f598d224db446c870b792',
     archive: '06766757b93e89138a7e3cda4aa80d28',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'c4d7ade72de5417dccff939d271fa0e8',
+    result: 'f9c6004f0f0a042c8e9a7b8f61e1ee62',
     archive: '5c3941a749f9150472e1c72079f5f601',
   },
 };
