@@ -3,7 +3,10 @@ import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '
 import { checkCount, checkStrategyInput, createRunningTotal } from '../strategy-support.js';
 
 export interface ElideBlobsOptions {
-  /** Runs of encoded data shorter than this many characters are left alone. @default 256 */
+  /**
+   * Runs of encoded data shorter than this many characters are left alone; values below 128 count as 128 (a
+   * marker takes about 60 characters, so a shorter run saves little). @default 256
+   */
   minChars?: number;
 }
 
