@@ -85,8 +85,16 @@ describe.each([truncationCompressor, headTailCompressor])('$name', (compressor: 
           expect(validateMessages(output, validity).valid).toBe(true);
           const kept = output.filter((message) => message.role !== 'system');
           if (kept.length > 0) expect(tokens(output)).toBeLessThanOrEqual(budget);
-          // Every kept message comes from the input or is a repair placeholder.
-          for (const message of output) if (!messages.includes(message)) expect(message.role).toBe('user');
+          // Every kept message comes from the input, is a repair placeholder, or is the repair's merge of input
+          // messages (head and tail meeting at two assistant messages).
+          const inputParts = messages.flatMap((message) =>
+            typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content,
+          );
+          for (const message of output) {
+            if (messages.includes(message) || message.role === 'user') continue;
+            const parts = typeof message.content === 'string' ? [message.content] : message.content;
+            for (const part of parts) expect(inputParts).toContainEqual(part);
+          }
         },
       ),
       { numRuns: 300 },
