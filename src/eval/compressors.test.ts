@@ -87,7 +87,7 @@ describe.each([truncationCompressor, headTailCompressor])('$name', (compressor: 
           if (kept.length > 0) expect(tokens(output)).toBeLessThanOrEqual(budget);
           // Every kept message comes from the input, is a repair placeholder, or is the repair's merge of input
           // messages (head and tail meeting at two assistant messages).
-          const inputParts = messages.flatMap((message) =>
+          const inputParts = messages.flatMap((message): unknown[] =>
             typeof message.content === 'string' ? [{ type: 'text', text: message.content }] : message.content,
           );
           for (const message of output) {
