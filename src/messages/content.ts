@@ -132,8 +132,8 @@ export function requestOnly<M extends Message>(message: M): M {
 }
 
 /**
- * The words the user typed: `requestOnly`, and without what a command expanded to after them (from
- * `metadata.expansionPart`, where a repair merged the expansion into its request).
+ * The words the user typed: `requestOnly`, and without what a repair merged after them (from
+ * `metadata.expansionPart`: a command's expansion, harness notes such as a file an @-mention read).
  */
 export function typedRequest<M extends Message>(message: M): M {
   const end = message.metadata?.expansionPart;

@@ -98,7 +98,7 @@ export interface MessageMetadata {
   origin?: string;
   /**
    * Files the agent's harness put into the model's context with this message, whole (aider's `/add` and the
-   * files it asked to add): reads, for the ledger, as much as a read tool's.
+   * files it asked to add, Claude Code's @-mentioned files): reads, for the ledger, as much as a read tool's.
    */
   contextFiles?: string[];
   /** Archive handle of the original when this message is a stub or summary. */

@@ -63,7 +63,9 @@ function applyElideBlobs(
   const total = createRunningTotal(messages, context);
   for (let index = 0; index < messages.length && !total.withinBudget(); index++) {
     const message = messages[index]!;
-    if (context.preservedIds.has(message.id) || !mayHoldBlob(message, minChars)) continue;
+    // A system message instructs: left as written, like a tool call's input.
+    if (message.role === 'system' || context.preservedIds.has(message.id) || !mayHoldBlob(message, minChars))
+      continue;
     const elided = elideInMessage(message, context, minChars, actions);
     if (elided === message) continue;
     output[index] = elided;
@@ -126,13 +128,12 @@ function elideInMessage(
     return elided;
   };
   if (typeof message.content === 'string') {
-    if (message.role === 'system') return message;
     const text = elideText(message.content, 'the text');
     return text === message.content ? message : ({ ...message, content: text } as IdentifiedMessage);
   }
   let changed = false;
   const content = (message.content as readonly Part[]).map((part): Part => {
-    if (part.type === 'text' && message.role !== 'system') {
+    if (part.type === 'text') {
       const text = elideText(part.text, 'a text part');
       if (text === part.text) return part;
       changed = true;

@@ -125,12 +125,10 @@ function withPartsStubbed(
 ): Stubbed | undefined {
   const { requestPart, expansionPart } = message.metadata ?? {};
   const requestStart = typeof requestPart === 'number' && requestPart > 0 ? requestPart : 0;
+  const hasExpansion =
+    typeof expansionPart === 'number' && expansionPart > requestStart && expansionPart < parts.length;
   // The expansion is an instruction: it goes only once the budget has given up preserving the message.
-  const expansionStubbed =
-    typeof expansionPart === 'number' &&
-    expansionPart > requestStart &&
-    expansionPart < parts.length &&
-    !context.preservedIds.has(message.id);
+  const expansionStubbed = hasExpansion && !context.preservedIds.has(message.id);
   const requestEnd = expansionStubbed ? expansionPart : parts.length;
   if (requestStart >= parts.length) return undefined;
   const preamble = parts.slice(0, requestStart);
@@ -150,8 +148,7 @@ function withPartsStubbed(
   const metadata = { ...message.metadata };
   if (requestStart > 0) metadata.requestPart = before === undefined ? requestStart : 1;
   // A stubbed preamble is one part now: a kept expansion starts that much earlier too.
-  if (typeof expansionPart === 'number' && expansionPart > requestStart && expansionPart < parts.length)
-    metadata.expansionPart = content.length - request.length + (expansionPart - requestStart);
+  if (hasExpansion) metadata.expansionPart = content.length - request.length + (expansionPart - requestStart);
   content.push(...(after === undefined ? expansion : [after.part]));
   const what = [
     before === undefined
