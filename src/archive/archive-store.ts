@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { stableStringify } from '../internal/stable-json.js';
+import { stableKey } from '../internal/stable-key.js';
 import type { JSONValue, Message } from '../messages/types.js';
 
 /**
@@ -88,38 +88,35 @@ const spanHandles = new WeakMap<
 const maxSpansPerFirstItem = 8;
 
 /**
- * Serialisations of archived messages: spans that grow by a few turns per fold round are archived again and
- * again, and messages are never changed in place once they exist, so each is serialised once.
+ * Keys of archived messages: spans that grow by a few turns per fold round are archived again and again, and
+ * messages are never changed in place once they exist, so each is keyed once.
  */
-const serialisedMessages = new WeakMap<object, string>();
+const messageKeys = new WeakMap<object, string>();
 
 /**
- * `h-` + the first 20 hex digits of the SHA-256 of `kind`, a NUL and the content's stable JSON. A message array's
- * stable JSON is its items' stable JSON joined by commas in brackets: each item is serialised once and fed to the
- * hash in turn, rather than joined into one long string first.
+ * `h-` + the first 20 hex digits of the SHA-256 of `kind`, a NUL and the content's `stableKey`. A message array's
+ * key is its items' keys in brackets: each item is keyed once and fed to the hash in turn, rather than joined
+ * into one long string first.
  */
 function contentHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['content']): string {
   const hash = createHash('sha256').update(`${kind}\u0000`);
-  if (!Array.isArray(content)) hash.update(stableStringify(content));
+  if (!Array.isArray(content)) hash.update(stableKey(content));
   else {
     hash.update('[');
-    content.forEach((item: unknown, index) => {
-      if (index > 0) hash.update(',');
-      hash.update(serialisedItem(item));
-    });
+    for (const item of content as readonly unknown[]) hash.update(itemKey(item));
     hash.update(']');
   }
   return `h-${hash.digest('hex').slice(0, handleHexChars)}`;
 }
 
-function serialisedItem(item: unknown): string {
-  if (typeof item !== 'object' || item === null) return stableStringify(item);
-  let text = serialisedMessages.get(item);
-  if (text === undefined) {
-    text = stableStringify(item);
-    serialisedMessages.set(item, text);
+function itemKey(item: unknown): string {
+  if (typeof item !== 'object' || item === null) return stableKey(item);
+  let key = messageKeys.get(item);
+  if (key === undefined) {
+    key = stableKey(item);
+    messageKeys.set(item, key);
   }
-  return text;
+  return key;
 }
 
 /**

@@ -438,7 +438,7 @@ function parseStored(path: string, handle: string, json: string): unknown {
 }
 
 /**
- * JSON text whose parse serialises exactly as the original does for `archiveHandle`: bytes as base64 (a
+ * JSON text whose parse gets the same `archiveHandle` as the original: bytes as base64 (a
  * `Buffer`'s own `toJSON` is bypassed), bigints as strings, functions and symbols as null. Unlike
  * `JSON.stringify`, keeps `-0` (valid JSON, and `JSON.parse` reads it back), so stored content deep-equals
  * the original.

@@ -1,11 +1,11 @@
 import { hashText } from '../internal/hash.js';
-import { stableStringify } from '../internal/stable-json.js';
+import { stableKey } from '../internal/stable-key.js';
 import type { IdentifiedMessage, Message } from './types.js';
 
 /** Hash of what a message says: role, content and provider options. Ids and metadata do not count. */
 export function messageContentHash(message: Message): string {
   return hashText(
-    stableStringify({
+    stableKey({
       role: message.role,
       content: message.content,
       providerOptions: message.providerOptions,

@@ -56,33 +56,33 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '732e8a38da5a55196587336a2b85a01f', archive: 'c9eb9a19eb2e49f41ef6a0c69a325af8' },
-  '0.1': { result: '05b67650ef7f696cea2ff6b8675206af', archive: 'de2b7f01e7eb8b3d5b15d484b732a167' },
-  '0.15': { result: 'f0d9cd8300bcd786401752f2289c7097', archive: 'd3993449466f906b37cc49c9e63d8c6a' },
-  '0.2': { result: 'd7ad378256e3bb92514cd1345965e898', archive: '8f4451d0b2b1b0f548f271358ee60b9e' },
-  '0.3': { result: '9631875c106823029cffb8575ced7820', archive: '2979830700037a0976744d36e96b2eba' },
+  '0.05': { result: 'acba344b0cde1f3bcb51ee88dd8d67e9', archive: 'e464e599f970f427837e6c57fa5bc806' },
+  '0.1': { result: 'f39900d4720b76a3147ffde1d5c5b23b', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
+  '0.15': { result: 'c0c654963690650159d454a95c3deb0e', archive: 'eea0a53391973ca2c4512367f6f40651' },
+  '0.2': { result: 'ca112802d51ead1994111aec757dd324', archive: 'f30750e096e5882c542ec89eb7c72e94' },
+  '0.3': { result: '4683d809b436cc4cd6f4b2031368dea5', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '70cd3856e0f2cfecd4140ac6ddb2ee82',
-    archive: '400e44efefafd58d80f67db19623dcda',
+    result: '9bbe1e4f1baeb2bcb1fbf5bca658feaa',
+    archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'd59d622eb1a89df53c3d69af01e8dc6e',
-    archive: '614b215fa8cce0cb730752d5b3eeef11',
+    result: '6ac19fb9439503fbcb459deb6acf8a82',
+    archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'ac29e5cc086a4b1262b27076a18e8db2',
-    archive: '074e5824a67c5cfb7d0c7f1bab3c5a3d',
+    result: '6cb9e8bc4cc506453bc2cf8d533361c1',
+    archive: 'a60ba26b1a4b5fb2b92fc753b8622f5d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '72e78a54b43f598d224db446c870b792',
-    archive: '06766757b93e89138a7e3cda4aa80d28',
+    result: '56c68436899de2507cb276fc81bb59f6',
+    archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'f9c6004f0f0a042c8e9a7b8f61e1ee62',
-    archive: '5c3941a749f9150472e1c72079f5f601',
+    result: '90357dab16b638f162c22b1b3b7c5b46',
+    archive: '790edc60206c64ed01fbbe9cb04c386b',
   },
 };
 
