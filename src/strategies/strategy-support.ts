@@ -175,6 +175,29 @@ export function createRunningTotal(messages: readonly Message[], context: Strate
   };
 }
 
+/**
+ * The loop of the strategies that rewrite one message at a time: the messages before `end` are visited oldest
+ * first until the budget holds, and `rewrite` returns a message's replacement (recording its actions and
+ * archiving its original) or undefined to leave it as it is. Returns the conversation with the replacements.
+ */
+export function rewriteOldestFirst(
+  messages: readonly IdentifiedMessage[],
+  context: StrategyContext,
+  rewrite: (message: IdentifiedMessage, index: number) => IdentifiedMessage | undefined,
+  end = messages.length,
+): IdentifiedMessage[] {
+  const output = [...messages];
+  const total = createRunningTotal(messages, context);
+  for (let index = 0; index < end && !total.withinBudget(); index++) {
+    const message = messages[index]!;
+    const replacement = rewrite(message, index);
+    if (replacement === undefined || replacement === message) continue;
+    output[index] = replacement;
+    total.replace(message, replacement);
+  }
+  return output;
+}
+
 /** A half-open range `[start, end)` of character offsets. */
 export type TextRange = readonly [start: number, end: number];
 

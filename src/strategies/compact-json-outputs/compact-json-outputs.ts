@@ -8,7 +8,7 @@ import type {
   ToolResultPart,
 } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { checkCount, checkStrategyInput, createRunningTotal } from '../strategy-support.js';
+import { checkCount, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
 
 export interface CompactJsonOutputsOptions {
   /** Outputs smaller than this many tokens are left alone: too little to gain. @default 50 */
@@ -55,15 +55,12 @@ function applyCompactJson(
   context: StrategyContext,
   minTokens: number,
 ): StrategyResult {
-  const output = [...messages];
   const actions: StrategyAction[] = [];
-  const total = createRunningTotal(messages, context);
   const count = (text: string) => context.accountant.countText(text);
-  for (let index = 0; index < messages.length && !total.withinBudget(); index++) {
-    const message = messages[index];
-    if (message === undefined || typeof message.content === 'string') continue;
-    if (message.role !== 'tool' && message.role !== 'assistant') continue;
-    if (context.preservedIds.has(message.id)) continue;
+  const rewrite = (message: IdentifiedMessage): IdentifiedMessage | undefined => {
+    if (typeof message.content === 'string') return undefined;
+    if (message.role !== 'tool' && message.role !== 'assistant') return undefined;
+    if (context.preservedIds.has(message.id)) return undefined;
     let changed = false;
     const parts = (message.content as readonly Part[]).map((part) => {
       if (part.type !== 'tool-result') return part;
@@ -97,12 +94,9 @@ function applyCompactJson(
       changed = true;
       return { ...part, output: compacted } satisfies ToolResultPart;
     });
-    if (!changed) continue;
-    const candidate = { ...message, content: parts } as IdentifiedMessage;
-    output[index] = candidate;
-    total.replace(message, candidate);
-  }
-  return { messages: output, actions, warnings: [] };
+    return changed ? ({ ...message, content: parts } as IdentifiedMessage) : undefined;
+  };
+  return { messages: rewriteOldestFirst(messages, context, rewrite), actions, warnings: [] };
 }
 
 /** The output with its JSON compacted, or undefined when it holds no JSON or nothing changes. */

@@ -1,6 +1,6 @@
 import type { IdentifiedMessage, JSONValue, Part, ToolResultOutput } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { checkCount, checkStrategyInput, createRunningTotal } from '../strategy-support.js';
+import { checkCount, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
 
 export interface ElideBlobsOptions {
   /**
@@ -58,19 +58,13 @@ function applyElideBlobs(
   context: StrategyContext,
   minChars: number,
 ): StrategyResult {
-  const output = [...messages];
   const actions: StrategyAction[] = [];
-  const total = createRunningTotal(messages, context);
-  for (let index = 0; index < messages.length && !total.withinBudget(); index++) {
-    const message = messages[index]!;
+  const output = rewriteOldestFirst(messages, context, (message) =>
     // A system message instructs: left as written, like a tool call's input.
-    if (message.role === 'system' || context.preservedIds.has(message.id) || !mayHoldBlob(message, minChars))
-      continue;
-    const elided = elideInMessage(message, context, minChars, actions);
-    if (elided === message) continue;
-    output[index] = elided;
-    total.replace(message, elided);
-  }
+    message.role === 'system' || context.preservedIds.has(message.id) || !mayHoldBlob(message, minChars)
+      ? undefined
+      : elideInMessage(message, context, minChars, actions),
+  );
   return { messages: output, actions, warnings: [] };
 }
 

@@ -1,6 +1,6 @@
 import type { AssistantContentPart, IdentifiedMessage } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { checkStrategyInput, codeRanges, createRunningTotal, overlapsAny } from '../strategy-support.js';
+import { checkStrategyInput, codeRanges, overlapsAny, rewriteOldestFirst } from '../strategy-support.js';
 
 const strategyName = 'remove-filler';
 
@@ -29,27 +29,21 @@ export function removeFiller(): Strategy {
 }
 
 function applyRemoveFiller(messages: readonly IdentifiedMessage[], context: StrategyContext): StrategyResult {
-  const output = [...messages];
   const actions: StrategyAction[] = [];
-  const total = createRunningTotal(messages, context);
-  for (let index = 0; index < messages.length && !total.withinBudget(); index++) {
-    const message = messages[index];
-    if (message === undefined || message.role !== 'assistant' || context.preservedIds.has(message.id))
-      continue;
+  const rewrite = (message: IdentifiedMessage): IdentifiedMessage | undefined => {
+    if (message.role !== 'assistant' || context.preservedIds.has(message.id)) return undefined;
     const content = removeMessageFiller(message.content);
-    if (content === undefined) continue;
+    if (content === undefined) return undefined;
     const candidate: IdentifiedMessage = { ...message, content };
     const tokensBefore = context.accountant.countMessage(message);
     const tokensAfter = context.accountant.countMessage(candidate);
-    if (tokensAfter >= tokensBefore) continue;
+    if (tokensAfter >= tokensBefore) return undefined;
     const handle = context.archive.put({
       kind: 'messages',
       content: [message],
       messageIds: [message.id],
       strategy: strategyName,
     });
-    output[index] = candidate;
-    total.replace(message, candidate);
     actions.push({
       type: 'remove-filler',
       strategy: strategyName,
@@ -59,8 +53,9 @@ function applyRemoveFiller(messages: readonly IdentifiedMessage[], context: Stra
       tokensAfter,
       description: `removed filler sentences from assistant message ${message.id}`,
     });
-  }
-  return { messages: output, actions, warnings: [] };
+    return candidate;
+  };
+  return { messages: rewriteOldestFirst(messages, context, rewrite), actions, warnings: [] };
 }
 
 function removeMessageFiller(content: string | AssistantContentPart[]): typeof content | undefined {

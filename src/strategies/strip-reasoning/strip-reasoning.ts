@@ -5,9 +5,9 @@ import {
   checkCount,
   checkStrategyInput,
   codeRanges,
-  createRunningTotal,
   overlapsAny,
   recentTurnsStart,
+  rewriteOldestFirst,
 } from '../strategy-support.js';
 
 export interface StripReasoningOptions {
@@ -47,33 +47,27 @@ function applyStripReasoning(
   context: StrategyContext,
   keepRecentTurns: number,
 ): StrategyResult {
-  const output = [...messages];
   const actions: StrategyAction[] = [];
-  const total = createRunningTotal(messages, context);
   // Without a user message the whole conversation is the current turn.
   const hasTurns = messages.some((message) => message.role === 'user');
   const end = hasTurns ? recentTurnsStart(messages, keepRecentTurns) : 0;
-  for (let index = 0; index < end && !total.withinBudget(); index++) {
-    const message = messages[index];
-    if (message === undefined || message.role !== 'assistant' || context.preservedIds.has(message.id))
-      continue;
+  const rewrite = (message: IdentifiedMessage): IdentifiedMessage | undefined => {
+    if (message.role !== 'assistant' || context.preservedIds.has(message.id)) return undefined;
     const stripped = stripMessageReasoning(message.content);
-    if (stripped === undefined) continue;
+    if (stripped === undefined) return undefined;
     const handle = archiveHandle('messages', [message]);
     const tokensBefore = context.accountant.countMessage(message);
     const removedTokens = context.accountant.countText(stripped.removed);
     const stub = `[reasoning archived: ${handle} · ${removedTokens} tokens]`;
     const candidate: IdentifiedMessage = { ...message, content: stripped.build(stub) };
     const tokensAfter = context.accountant.countMessage(candidate);
-    if (tokensAfter >= tokensBefore) continue;
+    if (tokensAfter >= tokensBefore) return undefined;
     context.archive.put({
       kind: 'messages',
       content: [message],
       messageIds: [message.id],
       strategy: strategyName,
     });
-    output[index] = candidate;
-    total.replace(message, candidate);
     actions.push({
       type: 'strip-reasoning',
       strategy: strategyName,
@@ -83,8 +77,9 @@ function applyStripReasoning(
       tokensAfter,
       description: `stripped ${removedTokens} tokens of reasoning from assistant message ${message.id}`,
     });
-  }
-  return { messages: output, actions, warnings: [] };
+    return candidate;
+  };
+  return { messages: rewriteOldestFirst(messages, context, rewrite, end), actions, warnings: [] };
 }
 
 interface StrippedContent {

@@ -2,7 +2,7 @@ import { archiveHandle } from '../../archive/archive-store.js';
 import { isDemonstration, isExpansion } from '../../messages/content.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { checkCount, checkStrategyInput, createRunningTotal } from '../strategy-support.js';
+import { checkCount, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
 
 const strategyName = 'stub-demonstrations';
 
@@ -49,25 +49,20 @@ function applyStubDemonstrations(
   context: StrategyContext,
   minTokens: number,
 ): StrategyResult {
-  const output = [...messages];
   const actions: StrategyAction[] = [];
-  const total = createRunningTotal(messages, context);
-  for (let index = 0; index < messages.length && !total.withinBudget(); index++) {
-    const message = messages[index]!;
-    if (message.metadata?.pinned === true) continue;
+  const rewrite = (message: IdentifiedMessage): IdentifiedMessage | undefined => {
+    if (message.metadata?.pinned === true) return undefined;
     const stubbed = withStub(message, context);
-    if (stubbed === undefined || stubbed.tokens < minTokens) continue;
+    if (stubbed === undefined || stubbed.tokens < minTokens) return undefined;
     const tokensBefore = context.accountant.countMessage(message);
     const tokensAfter = context.accountant.countMessage(stubbed.message);
-    if (tokensAfter >= tokensBefore) continue;
+    if (tokensAfter >= tokensBefore) return undefined;
     context.archive.put({
       kind: 'messages',
       content: [message],
       messageIds: [message.id],
       strategy: strategyName,
     });
-    output[index] = stubbed.message;
-    total.replace(message, stubbed.message);
     actions.push({
       type: 'stub-demonstration',
       strategy: strategyName,
@@ -77,8 +72,9 @@ function applyStubDemonstrations(
       tokensAfter,
       description: `archived ${stubbed.what} of message ${message.id} (${tokensBefore - tokensAfter} tokens saved)`,
     });
-  }
-  return { messages: output, actions, warnings: [] };
+    return stubbed.message;
+  };
+  return { messages: rewriteOldestFirst(messages, context, rewrite), actions, warnings: [] };
 }
 
 interface Stubbed {
