@@ -99,7 +99,7 @@ export function foldIntoSummary(
       // dropped, so a few rounds, the reserve only ever growing (each round drops under a lower budget).
       const planner = createDropPlanner(messages, context);
       let reserve = 0;
-      let result = foldOnce(messages, context, planner, reserve, settings, maxRounds > 1);
+      let result = foldOnce(context, planner, reserve, settings, maxRounds > 1);
       for (let round = 1; round < maxRounds; round++) {
         let nextReserve: number;
         if (result.wanted > result.room && reserve < summaryCap)
@@ -108,7 +108,7 @@ export function foldIntoSummary(
         // second run finds nothing left to do (idempotence).
         else if (result.over > 0 && result.summaryTokens > 0) nextReserve = reserve + result.over;
         else break;
-        const candidate = foldOnce(messages, context, planner, nextReserve, settings, round + 1 < maxRounds);
+        const candidate = foldOnce(context, planner, nextReserve, settings, round + 1 < maxRounds);
         const sameMessages =
           candidate.result.messages.length === result.result.messages.length &&
           candidate.result.messages.every(
@@ -170,7 +170,6 @@ function isDropMarker(message: Message): boolean {
  * result holds only what the loop reads from it (`wanted`, `room`, the ids).
  */
 function foldOnce(
-  messages: readonly IdentifiedMessage[],
   context: StrategyContext,
   planner: DropPlanner,
   reserve: number,
