@@ -122,16 +122,51 @@ function expectPreservedIdentical(
   const originals = assignIds(input);
   const preserved = preservedMessageIds(originals, { keepRecentTurns, preserveFirstUserMessage });
   const output = new Map(result.messages.map((message) => [message.id, message]));
+  const trimmed = new Set(
+    result.report.actions
+      .filter((action) => action.type === 'trim-tool-output')
+      .flatMap((action) => action.messageIds),
+  );
   for (const message of originals) {
     if (!preserved.has(message.id)) continue;
     const kept = output.get(message.id)!;
     if (JSON.stringify(kept) === JSON.stringify(message)) continue;
+    if (trimmed.has(message.id)) {
+      expectTrimmedOutputsOf(message, kept);
+      continue;
+    }
     // Only what a framework put before the request (an example, notes) may be archived, behind one stub.
     expect(message.metadata?.requestPart).toBeGreaterThan(0);
     expect(kept.metadata?.requestPart).toBe(1);
     expect(JSON.stringify((kept.content as Part[])[0])).toContain(preambleStubPrefix);
     expect(JSON.stringify(requestOnly(kept).content)).toBe(JSON.stringify(requestOnly(message).content));
   }
+}
+
+/**
+ * `kept` is `original` but for tool outputs of the last turn trimmed to their first and last lines: each such
+ * output is a prefix of the original, the marker naming the archived output, and a suffix of the original.
+ */
+function expectTrimmedOutputsOf(original: Message, kept: Message): void {
+  expect(kept.role).toBe('tool');
+  const originalParts = original.content as Part[];
+  const keptParts = kept.content as Part[];
+  expect(keptParts).toHaveLength(originalParts.length);
+  keptParts.forEach((part, index) => {
+    const before = originalParts[index]!;
+    if (JSON.stringify(part) === JSON.stringify(before)) return;
+    if (part.type !== 'tool-result' || before.type !== 'tool-result')
+      throw new Error('only outputs are trimmed');
+    expect({ ...part, output: undefined }).toEqual({ ...before, output: undefined });
+    const value = (part.output as { value: string }).value;
+    const originalValue = (before.output as { value: string }).value;
+    const match = /^([\s\S]*?)\n?\[… \d+ lines? of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
+      value,
+    );
+    expect(match, value).not.toBeNull();
+    expect(originalValue.startsWith(match![1]!)).toBe(true);
+    expect(originalValue.endsWith(match![2]!)).toBe(true);
+  });
 }
 
 describe('compact', () => {
@@ -387,8 +422,62 @@ describe('compact', () => {
     expect(again.report.actions).toEqual([]);
   });
 
-  it('gives up the last turn (stubbed, expandable) only when nothing else makes the budget hold', () => {
+  it("trims the last turn's largest output to its first and last lines when the turn takes more than its share", () => {
     // The agent is about to read a long test log: the last turn is one tool call and its output.
+    const log = logLines(8, 120);
+    const input = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Fix the flaky retry test in src/retry.ts.')
+      .tools(
+        [{ name: 'bash', input: { command: 'npm test' }, output: logLines(7, 10) }],
+        'Running the tests.',
+      )
+      .tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: `${log}\nexit code 1` }])
+      .build();
+    const ids = assignIds(input);
+    const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: false });
+    const lastTurnTokens = countOf(ids.filter((message) => lastTurn.has(message.id)));
+    const budgetTokens = lastTurnTokens - 10;
+    const { result, archive } = run(input, { budgetTokens });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.relaxedPreservation).toBeUndefined();
+    const trims = result.report.actions.filter((action) => action.type === 'trim-tool-output');
+    expect(trims).toHaveLength(1);
+    const output = (result.messages.at(-1)!.content as Part[])[0]!;
+    const value = output.type === 'tool-result' ? (output.output as { value: string }).value : '';
+    // What the command printed first and how it ended are kept; the whole log is in the archive.
+    expect(value.startsWith(log.split('\n').slice(0, 3).join('\n'))).toBe(true);
+    expect(value.endsWith('exit code 1')).toBe(true);
+    expect(value).toContain(`of this output archived: ${trims[0]!.handle} …]`);
+    expect(archive.get(trims[0]!.handle!)?.content).toEqual({ type: 'text', value: `${log}\nexit code 1` });
+    expect(result.warnings).toContainEqual(
+      expect.objectContaining({
+        message: expect.stringMatching(/^the last turn \(\d+ tokens\) would take more/),
+      }),
+    );
+    expectPreservedIdentical(input, result);
+    expectHandlesExpand(input, result, archive);
+    // Compacting again changes nothing (a trimmed output is not trimmed again).
+    const again = compact(result.messages, { accountant, budgetTokens, archive });
+    expect(again.messages).toEqual(result.messages);
+    expect(again.report.actions).toEqual([]);
+    // Strict mode and a last turn that must stay whole are not trimmed.
+    for (const options of [{ strict: true }, { lastTurnCompressible: false }]) {
+      const whole = (() => {
+        try {
+          return run(input, { budgetTokens, ...options }).result;
+        } catch (error) {
+          if (isPrecisError(error) && error.code === 'budget-exceeded') return undefined;
+          throw error;
+        }
+      })();
+      expect(whole?.report.actions.some((action) => action.type === 'trim-tool-output') ?? false).toBe(false);
+    }
+  });
+
+  it('gives up the last turn (stubbed, expandable) only when nothing else makes the budget hold', () => {
+    // The agent is about to read a long test log: the last turn is one tool call and its output; with no share
+    // rule for recent turns, the last turn stays whole until nothing else makes the budget hold.
     const input = createConversationBuilder()
       .system('You are a coding agent.')
       .user('Fix the flaky retry test in src/retry.ts.')
@@ -402,7 +491,7 @@ describe('compact', () => {
     const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: false });
     const lastTurnTokens = countOf(ids.filter((message) => lastTurn.has(message.id)));
     const budgetTokens = lastTurnTokens - 10;
-    const { result, archive } = run(input, { budgetTokens });
+    const { result, archive } = run(input, { budgetTokens, recentTurnsMaxShare: 1 });
     expect(result.report.withinBudget).toBe(true);
     expect(result.report.relaxedPreservation).toEqual({
       keepRecentTurns: 0,
@@ -416,7 +505,7 @@ describe('compact', () => {
     expectHandlesExpand(input, result, archive);
     expect(validateMessages(result.messages).issues).toEqual([]);
     // Where the budget is only a target, the last turn can be kept whole at the budget's expense.
-    const kept = run(input, { budgetTokens, lastTurnCompressible: false }).result;
+    const kept = run(input, { budgetTokens, lastTurnCompressible: false, recentTurnsMaxShare: 1 }).result;
     expect(kept.report.withinBudget).toBe(false);
     expect(kept.report.relaxedPreservation?.keepRecentTurns).toBe(1);
     expectPreservedIdentical(input, kept, 1, false);

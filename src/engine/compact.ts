@@ -19,6 +19,7 @@ import {
 import { recentTurnsStart } from '../strategies/strategy-support.js';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
 import { defaultStrategies } from './named-strategies.js';
+import { trimLastTurnOutputs } from './trim-last-turn.js';
 
 export const compactProviders = ['openai', 'anthropic', 'any'] as const;
 export type CompactProvider = (typeof compactProviders)[number];
@@ -51,16 +52,21 @@ export interface CompactOptions {
   /**
    * When the preserved messages alone exceed the budget, the last turn may be compressed too, as the last
    * relaxation (its outputs become stubs with handles; when even that fails, the current request and the last
-   * step are folded into the summary, unless a tool call in it awaits its result). Turn it off where the budget is a target below a hard
-   * limit and the step the model is acting on must stay whole (the ContextManager allows it only on overflow).
+   * step are folded into the summary, unless a tool call in it awaits its result); and over its share of the
+   * room (`recentTurnsMaxShare`), its largest tool outputs may be trimmed to their first and last lines. Turn it
+   * off where the budget is a target below a hard limit and the step the model is acting on must stay whole
+   * (the ContextManager allows it only on overflow).
    * @default true
    */
   lastTurnCompressible?: boolean;
   /**
    * Over budget, the kept recent turns may take at most this share of the room that the system prompt, pinned
    * messages and the task leave; past it fewer turns are kept (never fewer than one), so that the summary of
-   * everything before them has room too. Reported in `report.relaxedPreservation`. 1 (or `strict`) keeps
-   * `keepRecentTurns` whenever they fit the budget.
+   * everything before them has room too. Reported in `report.relaxedPreservation`. When the last turn alone
+   * takes more (the step in flight read a long log), its largest text tool outputs keep their first and last
+   * lines, the middle archived behind a marker (`trim-tool-output` actions, with a warning), unless
+   * `lastTurnCompressible` is false. 1 (or `strict`) keeps `keepRecentTurns` byte-identical whenever they fit
+   * the budget.
    * @default 1/3
    */
   recentTurnsMaxShare?: number;
@@ -266,9 +272,14 @@ function* compactOnce(
   const initial = repairMessages(conversation.messages, { provider });
   repairs.push(...initial.repairs);
   let messages = assignIds(initial.messages);
-  // Over budget, the recent turns may take only their share of the room, so the summary keeps some too.
+  // Over budget, the recent turns may take only their share of the room, so the summary keeps some too: the
+  // last turn's largest tool outputs are trimmed to it, then fewer turns are kept.
+  const lastTurn = count(messages) > budgetTokens ? trimmedLastTurn(messages, settings, count) : undefined;
+  if (lastTurn !== undefined) messages = lastTurn.messages;
   const recentTurns =
-    count(messages) > budgetTokens ? recentTurnsThatFit(messages, settings, budgetTokens, count) : undefined;
+    count(messages) > budgetTokens
+      ? recentTurnsThatFit(messages, settings, budgetTokens, count, lastTurn !== undefined)
+      : undefined;
   const configured =
     recentTurns === undefined ? settings : { ...settings, keepRecentTurns: recentTurns.keepRecentTurns };
   const preservedIds = preservedMessageIds(messages, configured);
@@ -308,9 +319,13 @@ function* compactOnce(
   }
   const { strategyReports, warnings } = attempt;
   // Steps whose net effect is nothing (an idempotent re-run) are not reported as actions.
-  const actions = sameMessages(attempt.messages, messages) ? [] : attempt.actions;
+  const actions = [
+    ...(lastTurn?.actions ?? []),
+    ...(sameMessages(attempt.messages, messages) ? [] : attempt.actions),
+  ];
   repairs.push(...attempt.repairs);
   messages = attempt.messages;
+  if (lastTurn !== undefined) warnings.push({ type: 'compact-warning', message: lastTurn.reason });
   if (recentTurns !== undefined && relaxedPreservation === fewerTurns)
     warnings.push({ type: 'compact-warning', message: recentTurns.reason });
   else if (relaxedPreservation !== undefined)
@@ -433,6 +448,7 @@ function recentTurnsThatFit(
   settings: CompactSettings,
   budgetTokens: number,
   count: (messages: readonly Message[]) => number,
+  lastTurnTrimmed: boolean,
 ): { keepRecentTurns: number; reason: string } | undefined {
   const { keepRecentTurns, recentTurnsMaxShare } = settings;
   // Strict mode keeps the configured preservation or throws.
@@ -454,8 +470,48 @@ function recentTurnsThatFit(
     reason:
       `the last ${keepRecentTurns} turns (${configuredTokens} tokens) would take more than ` +
       `${Math.round(recentTurnsMaxShare * 100)}% of the ${Math.max(0, room)} tokens left beside the system prompt ` +
-      `and the task: kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} byte-identical ` +
+      `and the task: kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} ` +
+      (lastTurnTrimmed
+        ? `(${turns === 1 ? 'its' : "the last one's"} largest tool outputs trimmed) `
+        : 'byte-identical ') +
       '(recentTurnsMaxShare; originals are in the archive)',
+  };
+}
+
+/**
+ * Over budget, the last turn too may take at most `recentTurnsMaxShare` of the room that the system prompt,
+ * pinned messages and the task leave: past it, its largest tool outputs keep their first and last lines (see
+ * `trimLastTurnOutputs`), so that the summary keeps some room when the step in flight read a long output.
+ * Undefined when it is within its share, in strict mode, or where the last turn must stay whole
+ * (`lastTurnCompressible: false`, `keepRecentTurns: 0` or `recentTurnsMaxShare: 1`).
+ */
+function trimmedLastTurn(
+  messages: readonly IdentifiedMessage[],
+  settings: CompactSettings,
+  count: (messages: readonly Message[]) => number,
+): { messages: IdentifiedMessage[]; actions: StrategyAction[]; reason: string } | undefined {
+  const { budgetTokens, keepRecentTurns, recentTurnsMaxShare } = settings;
+  if (settings.strict || !settings.lastTurnCompressible || recentTurnsMaxShare >= 1 || keepRecentTurns === 0)
+    return undefined;
+  const anchor = preservedMessageIds(messages, { ...settings, keepRecentTurns: 0 });
+  const withLastTurn = preservedMessageIds(messages, { ...settings, keepRecentTurns: 1 });
+  const tokensOf = (ids: ReadonlySet<string>) => count(messages.filter((message) => ids.has(message.id)));
+  const anchorTokens = tokensOf(anchor);
+  const room = Math.max(0, budgetTokens - anchorTokens);
+  const lastTurnTokens = tokensOf(withLastTurn) - anchorTokens;
+  const allowedTokens = Math.floor(recentTurnsMaxShare * room);
+  if (lastTurnTokens <= allowedTokens) return undefined;
+  const lastTurnIds = new Set([...withLastTurn].filter((id) => !anchor.has(id)));
+  const trimmed = trimLastTurnOutputs(messages, lastTurnIds, lastTurnTokens - allowedTokens, settings);
+  const outputs = trimmed.actions.length;
+  if (outputs === 0) return undefined;
+  return {
+    ...trimmed,
+    reason:
+      `the last turn (${lastTurnTokens} tokens) would take more than ${Math.round(recentTurnsMaxShare * 100)}% ` +
+      `of the ${room} tokens left beside the system prompt and the task: kept the first and last lines of ` +
+      (outputs === 1 ? 'its largest tool output' : `its ${outputs} largest tool outputs`) +
+      ' (recentTurnsMaxShare; the whole outputs are in the archive)',
   };
 }
 

@@ -1,0 +1,149 @@
+import { type ArchiveStore, archiveHandle } from '../archive/archive-store.js';
+import type { IdentifiedMessage, Part, ToolResultOutput, ToolResultPart } from '../messages/types.js';
+import type { StrategyAction } from '../strategies/strategy.js';
+import type { TokenAccountant } from '../tokens/index.js';
+
+/** Tokens a trimmed output keeps at least: its command's first lines and its exit status. */
+export const minTrimmedOutputTokens = 200;
+
+/** A cut that would save fewer tokens leaves the output whole: a few lines are not worth a marker. */
+const minSavedTokens = 100;
+
+/** Share of a trimmed output's tokens kept from its start; the rest from its end. */
+const headShare = 0.65;
+
+/** Longest piece a trimmed output is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
+const maxPieceChars = 200;
+
+/** What the middle of a trimmed output becomes; `expand` gives the whole output back. */
+export function trimmedOutputMarker(lineCount: number, handle: string): string {
+  return `[… ${lineCount} ${lineCount === 1 ? 'line' : 'lines'} of this output archived: ${handle} …]`;
+}
+
+const markerPattern = /\[… \d+ lines? of this output archived: h-[0-9a-f]+ …\]/;
+
+/**
+ * The last turn with its largest text tool outputs trimmed, largest first, until `excessTokens` are saved:
+ * each keeps its first and last lines (what a command printed first, and how it ended: the exit status, the
+ * final error, the summary line) and its middle becomes a marker naming the archived output. No output is cut
+ * below `minTrimmedOutputTokens` or for less than 100 tokens, and one trimmed already is left as it is, so
+ * compacting again changes nothing. Tool calls, text and non-text outputs are left alone. Messages outside `lastTurnIds` are returned as
+ * they are; so are the ones without a trimmed output.
+ */
+export function trimLastTurnOutputs(
+  messages: readonly IdentifiedMessage[],
+  lastTurnIds: ReadonlySet<string>,
+  excessTokens: number,
+  { accountant, archive }: { accountant: TokenAccountant; archive: ArchiveStore },
+): { messages: IdentifiedMessage[]; actions: StrategyAction[] } {
+  const candidates: Array<{
+    index: number;
+    partIndex: number;
+    part: ToolResultPart;
+    output: Extract<ToolResultOutput, { type: 'text' | 'error-text' }>;
+    tokens: number;
+  }> = [];
+  messages.forEach((message, index) => {
+    if (message.role !== 'tool' || !lastTurnIds.has(message.id)) return;
+    (message.content as readonly Part[]).forEach((part, partIndex) => {
+      if (part.type !== 'tool-result') return;
+      const output = part.output;
+      if (output.type !== 'text' && output.type !== 'error-text') return;
+      if (markerPattern.test(output.value)) return;
+      const tokens = accountant.countText(output.value);
+      if (tokens > minTrimmedOutputTokens) candidates.push({ index, partIndex, part, output, tokens });
+    });
+  });
+  // Largest first; the earlier output first among equals.
+  candidates.sort((a, b) => b.tokens - a.tokens || a.index - b.index || a.partIndex - b.partIndex);
+
+  const output = [...messages];
+  const actions: StrategyAction[] = [];
+  let excess = excessTokens;
+  for (const { index, partIndex, part, output: original, tokens } of candidates) {
+    if (excess <= 0) break;
+    const keptTokens = Math.max(minTrimmedOutputTokens, tokens - excess);
+    if (tokens - keptTokens < minSavedTokens) continue;
+    const message = output[index]!;
+    const handle = archiveHandle('tool-output', original);
+    const trimmed = keepHeadAndTail(original.value, keptTokens, handle, (piece) =>
+      accountant.countText(piece),
+    );
+    if (trimmed === undefined) continue;
+    const trimmedTokens = accountant.countText(trimmed);
+    if (trimmedTokens >= tokens) continue;
+    archive.put({
+      kind: 'tool-output',
+      content: original,
+      messageIds: [message.id],
+      strategy: trimStrategyName,
+    });
+    const content = [...(message.content as Part[])];
+    content[partIndex] = { ...part, output: { ...original, value: trimmed } };
+    output[index] = { ...message, content } as IdentifiedMessage;
+    excess -= tokens - trimmedTokens;
+    actions.push({
+      type: 'trim-tool-output',
+      strategy: trimStrategyName,
+      messageIds: [message.id],
+      handle,
+      tokensBefore: tokens,
+      tokensAfter: trimmedTokens,
+      description: `kept the first and last lines of the ${tokens}-token output of ${part.toolName} (${part.toolCallId}) in the last turn: ${tokens} → ${trimmedTokens} tokens`,
+    });
+  }
+  return { messages: output, actions };
+}
+
+/** The name trimmed outputs are archived and reported under. */
+export const trimStrategyName = 'recent-turns-share';
+
+/**
+ * `text` cut to about `maxTokens`: its first pieces (lines, or slices of long lines) up to `headShare` of them,
+ * its last pieces up to the rest, and `trimmedOutputMarker` for the middle. Undefined when nothing would be cut.
+ */
+export function keepHeadAndTail(
+  text: string,
+  maxTokens: number,
+  handle: string,
+  count: (piece: string) => number,
+): string | undefined {
+  const pieces = piecesOf(text);
+  const headTokens = maxTokens * headShare;
+  const tailTokens = maxTokens - headTokens;
+  let head = 0;
+  for (let used = 0; head < pieces.length; head++) {
+    used += count(text.slice(pieces[head]![0], pieces[head]![1]));
+    if (used > headTokens) break;
+  }
+  let tail = 0;
+  for (let used = 0; tail < pieces.length - head; tail++) {
+    const [start, end] = pieces[pieces.length - 1 - tail]!;
+    used += count(text.slice(start, end));
+    if (used > tailTokens) break;
+  }
+  // The marker must stand for at least two pieces, or it saves nothing.
+  if (pieces.length - head - tail < 2) return undefined;
+  const headEnd = head === 0 ? 0 : pieces[head - 1]![1];
+  const tailStart = tail === 0 ? text.length : pieces[pieces.length - tail]![0];
+  const middle = text.slice(headEnd, tailStart);
+  const lineCount = middle.split('\n').length - (middle.endsWith('\n') ? 1 : 0);
+  const marker = trimmedOutputMarker(lineCount, handle);
+  // The marker on a line of its own.
+  const before = headEnd === 0 || text[headEnd - 1] === '\n' ? '' : '\n';
+  const after = tailStart === text.length ? '' : '\n';
+  return `${text.slice(0, headEnd)}${before}${marker}${after}${text.slice(tailStart)}`;
+}
+
+/** Offsets `[start, end)` of the lines of `text` (each with its newline), longer ones cut into slices. */
+function piecesOf(text: string): Array<[number, number]> {
+  const pieces: Array<[number, number]> = [];
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const lineEnd = newline === -1 ? text.length : newline + 1;
+    for (let sliceStart = start; sliceStart < lineEnd; sliceStart += maxPieceChars)
+      pieces.push([sliceStart, Math.min(lineEnd, sliceStart + maxPieceChars)]);
+    start = lineEnd;
+  }
+  return pieces;
+}
