@@ -4,7 +4,7 @@ import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
 import { createO200kCounter } from '../tokens/index.js';
 import { buildLedger } from './create-ledger.js';
-import { codeSpan, renderLedger } from './render-ledger.js';
+import { codeSpan, errorSourceLabel, renderLedger } from './render-ledger.js';
 
 const counter = createO200kCounter();
 
@@ -52,6 +52,25 @@ describe('renderLedger', () => {
     expect(text).toContain('## Tests\n- jest `npm test`: 1 failed, 3 passed (exit 1)');
     expect(text).toContain('## References\n- owner/repo#9');
     expect(renderLedger(buildLedger([]))).toBe('');
+  });
+
+  it("labels an error with what ran, not the workspace's leading cd", () => {
+    const session = createConversationBuilder()
+      .user('Run the parser test.')
+      .tools([
+        {
+          name: 'Bash',
+          input: { command: 'cd /workspace/parser && npx ts-node test_parse.ts' },
+          output: { type: 'error-text', value: "Error: Cannot find module 'typescript'" },
+        },
+      ])
+      .build();
+    const text = renderLedger(buildLedger(assignIds(session)));
+    expect(text).toContain("- `Error: Cannot find module 'typescript'` — from `npx ts-node test_parse.ts`");
+    // The command itself is listed as it ran.
+    expect(text).toContain('- `cd /workspace/parser && npx ts-node test_parse.ts` → failed');
+    expect(errorSourceLabel('cd /repo; npm test')).toBe('npm test');
+    expect(errorSourceLabel('cd /repo')).toBe('cd /repo');
   });
 
   it('code spans survive backticks and newlines', () => {

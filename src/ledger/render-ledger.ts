@@ -44,6 +44,16 @@ export function codeSpan(text: string): string {
   return `${fence}${pad}${flattened}${pad}${fence}`;
 }
 
+/**
+ * What an error names as its source: the command without a leading `cd <dir> &&` (or `;`), which every
+ * command of an agent that runs from its workspace starts with, so the label shows what ran.
+ */
+export function errorSourceLabel(source: string): string {
+  return source.replace(leadingCd, '');
+}
+
+const leadingCd = /^cd +\S+ *(?:&&|;) *(?=\S)/;
+
 function shortCommand(command: string, maxChars: number): string {
   const newline = command.indexOf('\n');
   const firstLine = newline === -1 ? command : command.slice(0, newline);
@@ -134,7 +144,9 @@ function commandRow(command: LedgerCommand, maxChars: number): { text: string; i
 function errorRow(error: LedgerError, maxChars: number): { text: string; importance: number } {
   const count = error.count > 1 ? ` ×${error.count}` : '';
   const source =
-    error.source === 'user' ? 'from the user' : `from ${shortCommand(error.source, Math.min(maxChars, 120))}`;
+    error.source === 'user'
+      ? 'from the user'
+      : `from ${shortCommand(errorSourceLabel(error.source), Math.min(maxChars, 120))}`;
   const ids = error.messageIds.slice(0, 3).join(', ') + (error.messageIds.length > 3 ? ', …' : '');
   return { text: `- ${codeSpan(error.message)}${count} — ${source} (${ids})`, importance: 5 };
 }

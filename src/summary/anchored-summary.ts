@@ -2,6 +2,7 @@ import { closedFenceBodies } from '../internal/markdown-fences.js';
 import {
   buildLedger,
   codeSpan,
+  errorSourceLabel,
   isSubAgentTool,
   type LedgerSnapshot,
   recogniseToolCall,
@@ -830,16 +831,6 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     );
   }
 }
-
-/**
- * What an error line names as its source: the command without a leading `cd <dir> &&` (or `;`), which every
- * command of an agent that runs from its workspace starts with, so the label shows what ran.
- */
-function errorSourceLabel(source: string): string {
-  return source.replace(leadingCd, '');
-}
-
-const leadingCd = /^cd +\S+ *(?:&&|;) *(?=\S)/;
 
 /** How much a file status says: named in prose, read, then changed. */
 function statusWeight(status: string): number {
