@@ -73,8 +73,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '6cb9e8bc4cc506453bc2cf8d533361c1',
-    archive: 'a60ba26b1a4b5fb2b92fc753b8622f5d',
+    result: 'f64e87744f8ddad7b4b81646f777a052',
+    archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
     result: '56c68436899de2507cb276fc81bb59f6',

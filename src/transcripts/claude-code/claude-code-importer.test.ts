@@ -197,7 +197,8 @@ describe('claudeCodeImporter.parse: JSONL with parallel tool calls', () => {
     expect(messages[11]).toMatchObject({
       role: 'user',
       content: [{ type: 'text', text: '[Request interrupted by user for tool use]' }],
-      metadata: { interrupted: true },
+      // Claude Code wrote it in the user's place: no instruction or task comes from it.
+      metadata: { interrupted: true, harness: true },
     });
     const withImage = messages[12] as UserMessage;
     expect(withImage.content).toEqual([

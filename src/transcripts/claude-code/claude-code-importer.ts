@@ -652,7 +652,11 @@ function userMetadata(
   const metadata = baseMetadata(value, location, thread);
   if (value.isMeta === true) metadata.meta = true;
   if (value.isCompactSummary === true) metadata.compactSummary = true;
-  if (text?.startsWith(interruptionPrefix)) metadata.interrupted = true;
+  if (text?.startsWith(interruptionPrefix)) {
+    metadata.interrupted = true;
+    // The marker alone is Claude Code's note that the user stopped the turn, not something the user typed.
+    if (isInterruptionOnly(content)) metadata.harness = true;
+  }
   const command = text === undefined ? undefined : commandName(text);
   if (command !== undefined) metadata.command = command;
   const contextFile = value.isMeta === true && text !== undefined ? harnessToolCallOf(text) : undefined;
@@ -739,6 +743,14 @@ const localCommandOutput = /^\s*(?:<local-command-(stdout|stderr)>[\s\S]*?<\/loc
  * What Claude Code writes in the user's place: the caveat before local commands, a local command's output, a
  * built-in command such as `/clear`. The first user request of a session often comes after all three.
  */
+/** Whether a user record is only Claude Code's interruption marker (`[Request interrupted by user…]`). */
+function isInterruptionOnly(content: string | readonly UserContentPart[]): boolean {
+  const parts = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
+  return parts.every(
+    (part) => part.type === 'text' && /^\[Request interrupted by user[^\]\n]*\]$/.test(part.text.trim()),
+  );
+}
+
 function writtenByHarness(text: string | undefined, command: string | undefined, meta: boolean): boolean {
   if (text === undefined) return false;
   if (meta && text.includes(localCommandCaveat)) return true;
