@@ -116,6 +116,19 @@ describe('commandResultLines', () => {
     ]);
   });
 
+  it("leaves out Node's own stack frames, keeping the error and the project's frames", () => {
+    const crash = [
+      'node:internal/modules/cjs/loader:1080',
+      "Error: Cannot find module '../test-utils'",
+      '    at Module._resolveFilename (node:internal/modules/cjs/loader:1077:15)',
+      '    at Object.<anonymous> (/workspace/app/src/picker.test.tsx:6:1)',
+      '    at Module._compile (node:internal/modules/cjs/loader:1198:14)',
+      '    at node:internal/main/run_main_module:23:47',
+    ].join('\n');
+    const lines = commandResultLines(shellSession('Run the picker test.', [['node picker.test.js', crash]]));
+    expect(lines).toEqual(['at Object.<anonymous> (/workspace/app/src/picker.test.tsx:6:1)']);
+  });
+
   it('keeps where git stands (branch, status) though those commands only read', () => {
     const messages = shellSession('Where are we?', [
       ['git branch --show-current', 'feature/issue-377-phase2-performance'],

@@ -120,10 +120,12 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
 /**
  * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
  * shell's continuation prompt), one passing test of many, a test runner's timings, SWE-agent's prompt after
- * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`.
+ * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`,
+ * and a place inside Node itself (`at Module._load (node:internal/modules/cjs/loader:981:27)`, the
+ * `node:internal/…:1080` heading a crash): the error and the frames in the project's own files say where it failed.
  */
 const noiseLine =
-  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$)/;
+  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$|(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?$)/;
 
 /** A line worth keeping as a result: some letters, not an output wrapper, a stub or noise. */
 function isResultLine(line: string): boolean {

@@ -73,11 +73,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'f64e87744f8ddad7b4b81646f777a052',
+    result: '331916a6ce5c134af882317153c13efa',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '56c68436899de2507cb276fc81bb59f6',
+    result: '4afef58bb123ad74795c37912c235e77',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
