@@ -123,10 +123,47 @@ describe('commandResultLines', () => {
       '    at Module._resolveFilename (node:internal/modules/cjs/loader:1077:15)',
       '    at Object.<anonymous> (/workspace/app/src/picker.test.tsx:6:1)',
       '    at Module._compile (node:internal/modules/cjs/loader:1198:14)',
+      '    at singleRun (/workspace/app/node_modules/mocha/lib/cli/run-helpers.js:125:3)',
       '    at node:internal/main/run_main_module:23:47',
     ].join('\n');
     const lines = commandResultLines(shellSession('Run the picker test.', [['node picker.test.js', crash]]));
     expect(lines).toEqual(['at Object.<anonymous> (/workspace/app/src/picker.test.tsx:6:1)']);
+  });
+
+  it('reads past the status lines OpenHands puts around every output, keeping its notes on commands still running', () => {
+    const trailer = (code: number) =>
+      `[Current working directory: /workspace/app]\n[Python interpreter: /openhands/bin/python]\n[Command finished with exit code ${code}]`;
+    const messages = assignIds(
+      createConversationBuilder()
+        .user('Serve the reproduction page.')
+        .tools([
+          {
+            name: 'execute_bash',
+            input: { command: 'node serve.js' },
+            output: `EXECUTION RESULT of [execute_bash]:\nnode serve.js\nServer running at http://localhost:3000/\n^C\n[The command completed with exit code 130. CTRL+C was sent.]\n${trailer(130)}`,
+          },
+        ])
+        .tools([
+          {
+            name: 'execute_bash',
+            input: { command: 'rm scratch.js' },
+            output: `EXECUTION RESULT of [execute_bash]:\n${trailer(0)}`,
+          },
+        ])
+        .tools([
+          {
+            name: 'execute_bash',
+            input: { command: 'yarn test' },
+            output:
+              "EXECUTION RESULT of [execute_bash]:\n⠙\n[The command timed out after 300 seconds. You may wait longer to see additional output by sending empty command '', or send keys to interrupt/kill the command.]",
+          },
+        ])
+        .build(),
+    );
+    expect(commandResultLines(messages, { maxLineChars: 60 })).toEqual([
+      'Server running at http://localhost:3000/',
+      '[The command timed out after 300 seconds. You may wait longe…',
+    ]);
   });
 
   it('keeps where git stands (branch, status) though those commands only read', () => {

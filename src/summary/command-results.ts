@@ -16,9 +16,15 @@ const tallyLine =
   /\b\d[\d,]*\s+(?:files?|insertions?|deletions?|tests?|passed|failed|errors?|warnings?|rows?|records?|items?|packages?|modules?|blocks?)\b/i;
 /** Read-only, but what they print is where the work stands (the branch, what is committed). */
 const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
-/** Output wrappers and stubs say nothing about the result. */
+/**
+ * Output wrappers, stubs and importers' placeholders say nothing about the result; nor do the lines OpenHands
+ * puts around every output (its `EXECUTION RESULT of [execute_bash]:` heading; the exit code, the working
+ * directory and the interpreter after it), which would otherwise stand for the last line of every command it
+ * ran: the line before them is what the command printed last (`Server running at http://localhost:3000/`).
+ * Its notes that a command timed out or is still running are results.
+ */
 const wrapperLine =
-  /^(?:<\/?(?:returncode|output|stdout|stderr)>|<returncode>-?\d*<\/returncode>|\[.*archived: h-[0-9a-f]+.*\])$/;
+  /^(?:<\/?(?:returncode|output|stdout|stderr)>|<returncode>-?\d*<\/returncode>|\[.*archived: h-[0-9a-f]+.*\]|\[no (?:result recorded|output in the SpecStory export)\]|\[(?:Command finished with exit code -?\d+|The command completed with exit code -?\d+\..*|Current working directory: .*|Python interpreter: .*)\]|EXECUTION RESULT of \[\w+\]:)$/;
 /** SWE-agent's end-of-command marker (`///PROCESS-DONE:0:PROCESS-DONE///`), glued to the output's last line. */
 const processDoneMarker = /\/\/\/PROCESS-DONE:-?\d+:PROCESS-DONE\/\/\/$/;
 
@@ -121,11 +127,12 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
  * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
  * shell's continuation prompt), one passing test of many, a test runner's timings, SWE-agent's prompt after
  * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`,
- * and a place inside Node itself (`at Module._load (node:internal/modules/cjs/loader:981:27)`, the
- * `node:internal/…:1080` heading a crash): the error and the frames in the project's own files say where it failed.
+ * and a place inside Node itself or a dependency (`at Module._load (node:internal/modules/cjs/loader:981:27)`,
+ * the `node:internal/…:1080` heading a crash, `at run (/repo/node_modules/mocha/lib/cli/run.js:374:5)`): the
+ * error and the frames in the project's own files say where it failed.
  */
 const noiseLine =
-  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$|(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?$)/;
+  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$|(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?$|at (?:.* \()?[^()\s]*\/node_modules\/[^()\s]*:\d+:\d+\)?$)/;
 
 /** A line worth keeping as a result: some letters, not an output wrapper, a stub or noise. */
 function isResultLine(line: string): boolean {
