@@ -190,6 +190,24 @@ describe('buildAnchoredSummary', () => {
     expect(text).toContain('## Code locations cited\n- `src/notes.ts:32`\n- `lib/parse.py:7:3`\n');
   });
 
+  it("reads decisions and constraints from prose, not from the lines of a message's code blocks", () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Make the CLI flag optional.'),
+        assistantMessage(
+          'I decided to read the flag from settings instead of the environment.\n\n```ts\n// Instead of:\nconst flag = process.env.FLAG;\n```\n\n```bash\n# Switch to main\ngit checkout main\n```',
+        ),
+        userMessage('Keep the output short.\n```sh\n# Always run from the repo root\nnpm start\n```'),
+      ]),
+    );
+    expect(summary.decisions).toEqual([
+      'I decided to read the flag from settings instead of the environment.',
+    ]);
+    expect(summary.constraints).toEqual(['Keep the output short.']);
+    // The code is still there, as code the assistant wrote.
+    expect(summary.scripts).toContain('// Instead of:');
+  });
+
   it('takes nothing from an in-context demonstration: not the intent, its rules, decisions, files or errors', () => {
     const demoRead = toolCall('Read', { file_path: 'demo/app.py' }, 'demo-1');
     const read = toolCall('Read', { file_path: 'src/parser.ts' }, 'call-1');

@@ -1,4 +1,4 @@
-import { closedFenceBodies } from '../internal/markdown-fences.js';
+import { closedFenceBodies, fencedBlocks } from '../internal/markdown-fences.js';
 import {
   buildLedger,
   codeSpan,
@@ -141,7 +141,7 @@ const imperativeStart =
 export function summarySentences(text: string): string[] {
   const sentences: string[] = [];
   // Split at \n alone: trimming drops the \r of a \r\n.
-  for (const line of text.split('\n')) {
+  for (const line of withoutCodeBlocks(text).split('\n')) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('```') || trimmed.startsWith('~~~')) continue;
     for (const piece of trimmed.split(/(?<=[.!?])\s+(?=[A-Z`"'([*-])/)) {
@@ -153,6 +153,19 @@ export function summarySentences(text: string): string[] {
     }
   }
   return sentences;
+}
+
+/** The text with its closed code blocks taken out: their lines are code (`// Instead of:`), not sentences. */
+function withoutCodeBlocks(text: string): string {
+  const blocks = fencedBlocks(text).filter((block) => block.closed);
+  if (blocks.length === 0) return text;
+  let prose = '';
+  let from = 0;
+  for (const block of blocks) {
+    prose += text.slice(from, block.start);
+    from = block.end;
+  }
+  return prose + text.slice(from);
 }
 
 /**

@@ -69,11 +69,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '6ac19fb9439503fbcb459deb6acf8a82',
+    result: '06021d5d0fa7e95e7a762bba9e27da48',
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '331916a6ce5c134af882317153c13efa',
+    result: 'eccb848f7e3ba4fb41695ab82cfc0360',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
