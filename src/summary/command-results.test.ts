@@ -162,7 +162,8 @@ describe('commandResultLines', () => {
     );
     expect(commandResultLines(messages, { maxLineChars: 60 })).toEqual([
       'Server running at http://localhost:3000/',
-      '[The command timed out after 300 seconds. You may wait longe…',
+      // Its first sentence says what happened; the advice to the agent after it goes.
+      '[The command timed out after 300 seconds. …]',
     ]);
   });
 

@@ -25,6 +25,13 @@ const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
  */
 const wrapperLine =
   /^(?:<\/?(?:returncode|output|stdout|stderr)>|<returncode>-?\d*<\/returncode>|\[.*archived: h-[0-9a-f]+.*\]|\[no (?:result recorded|output in the SpecStory export)\]|\[(?:Command finished with exit code -?\d+|The command completed with exit code -?\d+\..*|Current working directory: .*|Python interpreter: .*)\]|EXECUTION RESULT of \[\w+\]:)$/;
+/**
+ * A harness's bracketed note on a command (OpenHands: `[The command timed out after 300 seconds. You may wait
+ * longer to see additional output by sending empty command '', …]`): its first sentence says what happened, the
+ * rest is advice to the agent. The first sentence is kept, with the bracket closed.
+ */
+const harnessNote = /^(\[[^\]]{12,}?[.!])\s+[A-Z][^\]]{40,}\]$/;
+const maxNoteChars = 600;
 /** SWE-agent's end-of-command marker (`///PROCESS-DONE:0:PROCESS-DONE///`), glued to the output's last line. */
 const processDoneMarker = /\/\/\/PROCESS-DONE:-?\d+:PROCESS-DONE\/\/\/$/;
 
@@ -53,7 +60,10 @@ export function commandResultLines(
   const state: RecogniserState = {};
   const results: string[] = [];
   const add = (line: string) => {
-    const capped = line.length > maxLineChars ? `${line.slice(0, maxLineChars)}…` : line;
+    // Notes are short: a long line is never tried (the pattern backtracks).
+    const note = line.length <= maxNoteChars && line.endsWith(']') ? harnessNote.exec(line) : null;
+    const shortened = note === null ? line : `${note[1]} …]`;
+    const capped = shortened.length > maxLineChars ? `${shortened.slice(0, maxLineChars)}…` : shortened;
     if (!results.includes(capped)) results.push(capped);
   };
   for (const message of messages) {

@@ -77,7 +77,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '1aa9b5ff498fbc131a50b584fa64b742',
+    result: '41383d30096626da78017f172c3e0933',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
