@@ -169,6 +169,22 @@ function expectTrimmedOutputsOf(original: Message, kept: Message): void {
   });
 }
 
+/**
+ * The agent is about to read a long test log (`log`): the last turn is one tool call and its output. The budget
+ * is a little below that turn alone.
+ */
+function readingALongLog(log: string): { input: Message[]; budgetTokens: number } {
+  const input = createConversationBuilder()
+    .system('You are a coding agent.')
+    .user('Fix the flaky retry test in src/retry.ts.')
+    .tools([{ name: 'bash', input: { command: 'npm test' }, output: logLines(7, 10) }], 'Running the tests.')
+    .tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: log }])
+    .build();
+  const ids = assignIds(input);
+  const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: false });
+  return { input, budgetTokens: countOf(ids.filter((message) => lastTurn.has(message.id))) - 10 };
+}
+
 describe('compact', () => {
   it('meets a feasible budget on an agent session with one task and keeps preserved messages', () => {
     const input = agentSession();
@@ -423,21 +439,8 @@ describe('compact', () => {
   });
 
   it("trims the last turn's largest output to its first and last lines when the turn takes more than its share", () => {
-    // The agent is about to read a long test log: the last turn is one tool call and its output.
-    const log = logLines(8, 120);
-    const input = createConversationBuilder()
-      .system('You are a coding agent.')
-      .user('Fix the flaky retry test in src/retry.ts.')
-      .tools(
-        [{ name: 'bash', input: { command: 'npm test' }, output: logLines(7, 10) }],
-        'Running the tests.',
-      )
-      .tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: `${log}\nexit code 1` }])
-      .build();
-    const ids = assignIds(input);
-    const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: false });
-    const lastTurnTokens = countOf(ids.filter((message) => lastTurn.has(message.id)));
-    const budgetTokens = lastTurnTokens - 10;
+    const log = `${logLines(8, 120)}\nexit code 1`;
+    const { input, budgetTokens } = readingALongLog(log);
     const { result, archive } = run(input, { budgetTokens });
     expect(result.report.withinBudget).toBe(true);
     expect(result.report.relaxedPreservation).toBeUndefined();
@@ -449,7 +452,7 @@ describe('compact', () => {
     expect(value.startsWith(log.split('\n').slice(0, 3).join('\n'))).toBe(true);
     expect(value.endsWith('exit code 1')).toBe(true);
     expect(value).toContain(`of this output archived: ${trims[0]!.handle} …]`);
-    expect(archive.get(trims[0]!.handle!)?.content).toEqual({ type: 'text', value: `${log}\nexit code 1` });
+    expect(archive.get(trims[0]!.handle!)?.content).toEqual({ type: 'text', value: log });
     expect(result.warnings).toContainEqual(
       expect.objectContaining({
         message: expect.stringMatching(/^the last turn \(\d+ tokens\) would take more/),
@@ -476,21 +479,8 @@ describe('compact', () => {
   });
 
   it('gives up the last turn (stubbed, expandable) only when nothing else makes the budget hold', () => {
-    // The agent is about to read a long test log: the last turn is one tool call and its output; with no share
-    // rule for recent turns, the last turn stays whole until nothing else makes the budget hold.
-    const input = createConversationBuilder()
-      .system('You are a coding agent.')
-      .user('Fix the flaky retry test in src/retry.ts.')
-      .tools(
-        [{ name: 'bash', input: { command: 'npm test' }, output: logLines(7, 10) }],
-        'Running the tests.',
-      )
-      .tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: logLines(8, 120) }])
-      .build();
-    const ids = assignIds(input);
-    const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: false });
-    const lastTurnTokens = countOf(ids.filter((message) => lastTurn.has(message.id)));
-    const budgetTokens = lastTurnTokens - 10;
+    // With no share rule for recent turns, the last turn stays whole until nothing else makes the budget hold.
+    const { input, budgetTokens } = readingALongLog(logLines(8, 120));
     const { result, archive } = run(input, { budgetTokens, recentTurnsMaxShare: 1 });
     expect(result.report.withinBudget).toBe(true);
     expect(result.report.relaxedPreservation).toEqual({

@@ -1,17 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { reversedKeys } from '../../test/support/json-values.js';
 import { stableStringify } from './stable-json.js';
-
-/** The same value with every object's keys in reverse order. */
-function reversedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reversedKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .reverse()
-      .map((key) => [key, reversedKeys((value as Record<string, unknown>)[key])]),
-  );
-}
 
 /** Every object in `value`, nested ones included. */
 function objectsIn(value: unknown): Array<Record<string, unknown>> {

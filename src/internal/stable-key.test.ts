@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { reversedKeys } from '../../test/support/json-values.js';
 import { stableStringify } from './stable-json.js';
 import { stableKey } from './stable-key.js';
 
@@ -19,17 +20,6 @@ const { value: smallValue } = fc.letrec((tie) => ({
     fc.dictionary(fc.constantFrom('a', 'b', '1', 'a:', ''), tie('value'), { maxKeys: 3 }),
   ),
 }));
-
-/** The same value with every object's keys in reverse order. */
-function reversedKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(reversedKeys);
-  if (typeof value !== 'object' || value === null) return value;
-  return Object.fromEntries(
-    Object.keys(value)
-      .reverse()
-      .map((key) => [key, reversedKeys((value as Record<string, unknown>)[key])]),
-  );
-}
 
 describe('stableKey', () => {
   it('property: two values share a key exactly when they share a stable JSON', () => {
