@@ -3,6 +3,9 @@ import type { IdentifiedMessage, Part, ToolResultOutput, ToolResultPart } from '
 import type { StrategyAction } from '../strategies/strategy.js';
 import type { TokenAccountant } from '../tokens/index.js';
 
+/** The name trimmed outputs are archived and reported under. */
+export const trimStrategyName = 'recent-turns-share';
+
 /** Tokens a trimmed output keeps at least: its command's first lines and its exit status. */
 export const minTrimmedOutputTokens = 200;
 
@@ -26,9 +29,9 @@ const markerPattern = /\[… \d+ lines? of this output archived: h-[0-9a-f]+ …
  * The last turn with its largest text tool outputs trimmed, largest first, until `excessTokens` are saved:
  * each keeps its first and last lines (what a command printed first, and how it ended: the exit status, the
  * final error, the summary line) and its middle becomes a marker naming the archived output. No output is cut
- * below `minTrimmedOutputTokens` or for less than 100 tokens, and one trimmed already is left as it is, so
- * compacting again changes nothing. Tool calls, text and non-text outputs are left alone. Messages outside `lastTurnIds` are returned as
- * they are; so are the ones without a trimmed output.
+ * below `minTrimmedOutputTokens` or for less than `minSavedTokens`, and one trimmed already is left as it is,
+ * so compacting again changes nothing. Tool calls, text and non-text outputs are left alone; messages outside
+ * `lastTurnIds`, and those without a trimmed output, are returned as they are.
  */
 export function trimLastTurnOutputs(
   messages: readonly IdentifiedMessage[],
@@ -94,9 +97,6 @@ export function trimLastTurnOutputs(
   }
   return { messages: output, actions };
 }
-
-/** The name trimmed outputs are archived and reported under. */
-export const trimStrategyName = 'recent-turns-share';
 
 /**
  * `text` cut to about `maxTokens`: its first pieces (lines, or slices of long lines) up to `headShare` of them,

@@ -31,6 +31,7 @@ const wrapperLine =
  * rest is advice to the agent. The first sentence is kept, with the bracket closed.
  */
 const harnessNote = /^(\[[^\]]{12,}?[.!])\s+[A-Z][^\]]{40,}\]$/;
+/** Lines longer than this are never such notes, nor stack frames: the patterns backtrack, so they are not tried. */
 const maxNoteChars = 600;
 /** SWE-agent's end-of-command marker (`///PROCESS-DONE:0:PROCESS-DONE///`), glued to the output's last line. */
 const processDoneMarker = /\/\/\/PROCESS-DONE:-?\d+:PROCESS-DONE\/\/\/$/;
@@ -60,7 +61,6 @@ export function commandResultLines(
   const state: RecogniserState = {};
   const results: string[] = [];
   const add = (line: string) => {
-    // Notes are short: a long line is never tried (the pattern backtracks).
     const note = line.length <= maxNoteChars && line.endsWith(']') ? harnessNote.exec(line) : null;
     const shortened = note === null ? line : `${note[1]} …]`;
     const capped = shortened.length > maxLineChars ? `${shortened.slice(0, maxLineChars)}…` : shortened;
@@ -136,17 +136,27 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
 /**
  * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
  * shell's continuation prompt), one passing test of many, a test runner's timings, SWE-agent's prompt after
- * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`,
- * and a place inside Node itself or a dependency (`at Module._load (node:internal/modules/cjs/loader:981:27)`,
- * the `node:internal/…:1080` heading a crash, `at run (/repo/node_modules/mocha/lib/cli/run.js:374:5)`): the
- * error and the frames in the project's own files say where it failed.
+ * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`.
  */
 const noiseLine =
-  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$|(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?$|at (?:.* \()?[^()\s]*\/node_modules\/[^()\s]*:\d+:\d+\)?$)/;
+  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$)/;
+/**
+ * A place inside Node itself or a dependency (`at Module._load (node:internal/modules/cjs/loader:981:27)`, the
+ * `node:internal/…:1080` heading a crash, `at run (/repo/node_modules/mocha/lib/cli/run.js:374:5)`): the error and
+ * the frames in the project's own files say where it failed.
+ */
+const foreignFrame =
+  /^(?:(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?|at (?:.* \()?[^()\s]*\/node_modules\/[^()\s]*:\d+:\d+\)?)$/;
 
-/** A line worth keeping as a result: some letters, not an output wrapper, a stub or noise. */
+/** A line worth keeping as a result: some letters, not an output wrapper, a stub, noise or a foreign frame. */
 function isResultLine(line: string): boolean {
-  return line.length >= 6 && /[A-Za-z]/.test(line) && !wrapperLine.test(line) && !noiseLine.test(line);
+  return (
+    line.length >= 6 &&
+    /[A-Za-z]/.test(line) &&
+    !wrapperLine.test(line) &&
+    !noiseLine.test(line) &&
+    !(line.length <= maxNoteChars && foreignFrame.test(line))
+  );
 }
 
 /** What a tool result's command printed ('' when it ran none worth reading), and the lines chosen from it. */
