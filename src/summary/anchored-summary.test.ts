@@ -190,18 +190,20 @@ describe('buildAnchoredSummary', () => {
     expect(text).toContain('## Code locations cited\n- `src/notes.ts:32`\n- `lib/parse.py:7:3`\n');
   });
 
-  it("reads decisions and constraints from prose, not from the lines of a message's code blocks", () => {
+  it("reads decisions and constraints from prose (list markers off), not from a message's code blocks", () => {
     const summary = buildAnchoredSummary(
       assignIds([
         userMessage('Make the CLI flag optional.'),
         assistantMessage(
-          'I decided to read the flag from settings instead of the environment.\n\n```ts\n// Instead of:\nconst flag = process.env.FLAG;\n```\n\n```bash\n# Switch to main\ngit checkout main\n```',
+          'I decided to read the flag from settings instead of the environment.\n\n```ts\n// Instead of:\nconst flag = process.env.FLAG;\n```\n\n```bash\n# Switch to main\ngit checkout main\n```\n\n- I chose to keep the flag opt-in.',
         ),
         userMessage('Keep the output short.\n```sh\n# Always run from the repo root\nnpm start\n```'),
       ]),
     );
+    // A decision from a list item goes without its marker: the summary gives it a bullet of its own.
     expect(summary.decisions).toEqual([
       'I decided to read the flag from settings instead of the environment.',
+      'I chose to keep the flag opt-in.',
     ]);
     expect(summary.constraints).toEqual(['Keep the output short.']);
     // The code is still there, as code the assistant wrote.

@@ -155,6 +155,14 @@ export function summarySentences(text: string): string[] {
   return sentences;
 }
 
+/**
+ * A sentence without the list marker of the line it came from (`- `, `* `, `1. `): the summary lists it under
+ * its own bullet.
+ */
+function withoutListMarker(sentence: string): string {
+  return sentence.replace(/^(?:[-*+]|\d{1,3}[.)])\s+(?=\S)/, '');
+}
+
 /** The text with its closed code blocks taken out: their lines are code (`// Instead of:`), not sentences. */
 function withoutCodeBlocks(text: string): string {
   const blocks = fencedBlocks(text).filter((block) => block.closed);
@@ -238,9 +246,9 @@ const offerToUser =
 
 function constraintsOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
-  facts.constraints ??= sentencesOf(message).filter(
-    (sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence),
-  );
+  facts.constraints ??= sentencesOf(message)
+    .filter((sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence))
+    .map(withoutListMarker);
   return facts.constraints;
 }
 
@@ -253,8 +261,9 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
       if (checklist !== null)
         facts.reasoning.push({ section: 'tasks', text: checklist[2]!.trim(), done: checklist[1] !== ' ' });
       else if (failureCue.test(sentence))
-        facts.reasoning.push({ section: 'failedApproaches', text: sentence });
-      else if (decisionCue.test(sentence)) facts.reasoning.push({ section: 'decisions', text: sentence });
+        facts.reasoning.push({ section: 'failedApproaches', text: withoutListMarker(sentence) });
+      else if (decisionCue.test(sentence))
+        facts.reasoning.push({ section: 'decisions', text: withoutListMarker(sentence) });
     }
   }
   return facts.reasoning;
@@ -262,7 +271,9 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
 
 function nextStepsOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
-  facts.nextSteps ??= sentencesOf(message).filter((sentence) => nextStepCue.test(sentence));
+  facts.nextSteps ??= sentencesOf(message)
+    .filter((sentence) => nextStepCue.test(sentence))
+    .map(withoutListMarker);
   return facts.nextSteps;
 }
 
@@ -461,7 +472,8 @@ export function buildAnchoredSummary(
     const sentences = sentencesOf(last);
     // The last sentence that says what was done, not one that offers the user more help.
     const lastSentence = sentences.findLast((sentence) => !offerToUser.test(sentence)) ?? sentences.at(-1);
-    if (lastSentence !== undefined) pushUnique(summary.currentState, `Last step: ${lastSentence}`);
+    if (lastSentence !== undefined)
+      pushUnique(summary.currentState, `Last step: ${withoutListMarker(lastSentence)}`);
   }
 
   for (const message of assistants)

@@ -65,7 +65,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '0000a26ccd12578a1a8f548eea731973',
+    result: 'cd49711370924c9d246dfa0ba0ba8fe2',
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -73,7 +73,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'eccb848f7e3ba4fb41695ab82cfc0360',
+    result: '1ec1cee1649f483feeab3973e6d7f662',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
