@@ -732,6 +732,7 @@ describe('compact', () => {
     let acting = 0;
     let metBudget = 0;
     let examplesArchived = 0;
+    let lastTurnsTrimmed = 0;
     fc.assert(
       fc.property(
         richConversation(6),
@@ -745,6 +746,7 @@ describe('compact', () => {
           if (result.report.actions.length > 0) acting++;
           if (result.report.actions.some((action) => action.type === 'stub-demonstration'))
             examplesArchived++;
+          if (result.report.actions.some((action) => action.type === 'trim-tool-output')) lastTurnsTrimmed++;
           expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
           expect(result.report.tokensAfter).toBe(countOf(result.messages));
           expect(result.report.withinBudget).toBe(result.report.tokensAfter <= budgetTokens);
@@ -781,6 +783,8 @@ describe('compact', () => {
     expect(metBudget).toBeGreaterThan(20);
     // The preserved task's example was archived in some runs: the exception to byte-identical preservation ran.
     expect(examplesArchived).toBeGreaterThan(20);
+    // The share rule trims the last turn's outputs in a good part of them (about a fifth).
+    expect(lastTurnsTrimmed).toBeGreaterThan(20);
   });
 });
 
