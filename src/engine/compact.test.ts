@@ -17,14 +17,9 @@ import {
 import { parseAnchoredSummary } from '../summary/index.js';
 import { createConversationBuilder } from '../testing/message-builders.js';
 import { createTokenAccountant } from '../tokens/index.js';
-import {
-  type CompactOptions,
-  type CompactResult,
-  compact,
-  compactAsync,
-  preservedMessageIds,
-} from './compact.js';
+import { type CompactOptions, type CompactResult, compact, compactAsync } from './compact.js';
 import { defaultStrategies } from './named-strategies.js';
+import { preservedMessageIds } from './preservation.js';
 
 const accountant = createTokenAccountant();
 

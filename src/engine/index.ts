@@ -9,7 +9,6 @@ export {
   compact,
   compactAsync,
   compactProviders,
-  preservedMessageIds,
 } from './compact.js';
 export {
   type CompactionEndEvent,
@@ -51,3 +50,4 @@ export {
   overflowProviders,
   parseOverflowError,
 } from './overflow-errors.js';
+export { type Preservation, preservedMessageIds } from './preservation.js';

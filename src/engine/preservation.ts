@@ -1,0 +1,158 @@
+import type { ArchiveStore } from '../archive/archive-store.js';
+import { isOriginalRequest, systemPromptLength } from '../messages/content.js';
+import type { IdentifiedMessage, Message } from '../messages/types.js';
+import { repairPlaceholders } from '../messages/validate/index.js';
+import type { StrategyAction } from '../strategies/strategy.js';
+import { recentTurnsStart } from '../strategies/strategy-support.js';
+import type { TokenAccountant } from '../tokens/index.js';
+import { trimLastTurnOutputs } from './trim-last-turn.js';
+
+/**
+ * What compaction keeps byte-identical (the system prompt, the task, pinned messages, the recent turns) and how
+ * it gives that up, step by step, when the budget cannot hold it: fewer recent turns when they would take more
+ * than their share of the room, the last turn's long outputs trimmed, then the task, then the last turn itself.
+ */
+
+/** The messages kept byte-identical: how many recent turns, and whether the first user message (the task). */
+export interface Preservation {
+  keepRecentTurns: number;
+  preserveFirstUserMessage: boolean;
+}
+
+/** What the preservation rules read of the compaction's settings. */
+export interface PreservationSettings extends Preservation {
+  budgetTokens: number;
+  accountant: TokenAccountant;
+  archive: ArchiveStore;
+  strict: boolean;
+  lastTurnCompressible: boolean;
+  recentTurnsMaxShare: number;
+}
+
+/**
+ * Ids of the messages no strategy may touch: the system prompt (the system messages that open the
+ * conversation; a later system message, such as an importer's session banner, is content), the first user
+ * message (the task; markers, repair placeholders, in-context demonstrations and harness notes do not count,
+ * so a second pass picks the same one), pinned messages and the last `keepRecentTurns` turns, the boundary
+ * moved back so a tool call stays with its results.
+ */
+export function preservedMessageIds(
+  messages: readonly IdentifiedMessage[],
+  options: Preservation,
+): Set<string> {
+  const preserved = new Set<string>();
+  let firstUserSeen = !options.preserveFirstUserMessage;
+  const systemPrompt = systemPromptLength(messages);
+  for (const [index, message] of messages.entries()) {
+    // An anchored summary is rewritten only by the fold step (which merges into it), never by other strategies.
+    if (index < systemPrompt || message.metadata?.pinned === true || message.metadata?.origin === 'summary')
+      preserved.add(message.id);
+    if (
+      !firstUserSeen &&
+      isOriginalRequest(message) &&
+      message.content !== repairPlaceholders.conversationStart
+    ) {
+      preserved.add(message.id);
+      firstUserSeen = true;
+    }
+  }
+  let start = recentTurnsStart(messages, options.keepRecentTurns);
+  while (start > 0 && start < messages.length && messages[start]?.role === 'tool') start--;
+  for (let index = start; index < messages.length; index++) preserved.add(messages[index]!.id);
+  return preserved;
+}
+
+/**
+ * How many recent turns to keep when they would take more than `recentTurnsMaxShare` of the room that the
+ * system prompt, pinned messages and the task leave: the most turns within the share, and at least one.
+ * Undefined when the configured turns are within it.
+ */
+export function recentTurnsThatFit(
+  messages: readonly IdentifiedMessage[],
+  settings: PreservationSettings,
+  budgetTokens: number,
+  count: (messages: readonly Message[]) => number,
+  lastTurnTrimmed: boolean,
+): { keepRecentTurns: number; reason: string } | undefined {
+  const { keepRecentTurns, recentTurnsMaxShare } = settings;
+  // Strict mode keeps the configured preservation or throws.
+  if (keepRecentTurns <= 1 || recentTurnsMaxShare >= 1 || settings.strict) return undefined;
+  const keptTokens = (turns: number) => {
+    const kept = preservedMessageIds(messages, { ...settings, keepRecentTurns: turns });
+    return count(messages.filter((message) => kept.has(message.id)));
+  };
+  const anchorTokens = keptTokens(0);
+  const room = budgetTokens - anchorTokens;
+  const recentTokens = (turns: number) => keptTokens(turns) - anchorTokens;
+  const configuredTokens = recentTokens(keepRecentTurns);
+  // Recent turns that are the system prompt and the task alone take nothing of the room.
+  if (configuredTokens === 0 || configuredTokens <= recentTurnsMaxShare * room) return undefined;
+  let turns = keepRecentTurns - 1;
+  while (turns > 1 && recentTokens(turns) > recentTurnsMaxShare * room) turns--;
+  return {
+    keepRecentTurns: turns,
+    reason:
+      `the last ${keepRecentTurns} turns (${configuredTokens} tokens) would take more than ` +
+      `${Math.round(recentTurnsMaxShare * 100)}% of the ${Math.max(0, room)} tokens left beside the system prompt ` +
+      `and the task: kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} ` +
+      (lastTurnTrimmed
+        ? `(${turns === 1 ? 'its' : "the last one's"} largest tool outputs trimmed) `
+        : 'byte-identical ') +
+      '(recentTurnsMaxShare; originals are in the archive)',
+  };
+}
+
+/**
+ * Over budget, the last turn too may take at most `recentTurnsMaxShare` of the room that the system prompt,
+ * pinned messages and the task leave: past it, its largest tool outputs keep their first and last lines (see
+ * `trimLastTurnOutputs`), so that the summary keeps some room when the step in flight read a long output.
+ * Undefined when it is within its share, in strict mode, or where the last turn must stay whole
+ * (`lastTurnCompressible: false`, `keepRecentTurns: 0` or `recentTurnsMaxShare: 1`).
+ */
+export function trimmedLastTurn(
+  messages: readonly IdentifiedMessage[],
+  settings: PreservationSettings,
+  count: (messages: readonly Message[]) => number,
+): { messages: IdentifiedMessage[]; actions: StrategyAction[]; reason: string } | undefined {
+  const { budgetTokens, keepRecentTurns, recentTurnsMaxShare } = settings;
+  if (settings.strict || !settings.lastTurnCompressible || recentTurnsMaxShare >= 1 || keepRecentTurns === 0)
+    return undefined;
+  const anchor = preservedMessageIds(messages, { ...settings, keepRecentTurns: 0 });
+  const withLastTurn = preservedMessageIds(messages, { ...settings, keepRecentTurns: 1 });
+  const tokensOf = (ids: ReadonlySet<string>) => count(messages.filter((message) => ids.has(message.id)));
+  const anchorTokens = tokensOf(anchor);
+  const room = Math.max(0, budgetTokens - anchorTokens);
+  const lastTurnTokens = tokensOf(withLastTurn) - anchorTokens;
+  const allowedTokens = Math.floor(recentTurnsMaxShare * room);
+  if (lastTurnTokens <= allowedTokens) return undefined;
+  const lastTurnIds = new Set([...withLastTurn].filter((id) => !anchor.has(id)));
+  const trimmed = trimLastTurnOutputs(messages, lastTurnIds, lastTurnTokens - allowedTokens, settings);
+  const outputs = trimmed.actions.length;
+  if (outputs === 0) return undefined;
+  return {
+    ...trimmed,
+    reason:
+      `the last turn (${lastTurnTokens} tokens) would take more than ${Math.round(recentTurnsMaxShare * 100)}% ` +
+      `of the ${room} tokens left beside the system prompt and the task: kept the first and last lines of ` +
+      (outputs === 1 ? 'its largest tool output' : `its ${outputs} largest tool outputs`) +
+      ' (recentTurnsMaxShare; the whole outputs are in the archive)',
+  };
+}
+
+/**
+ * Weaker preservations to try, in order, when the configured one leaves no room: one turn, then no task, then
+ * (when allowed) not even the last turn.
+ */
+export function relaxedPreservations(
+  settings: Preservation & Pick<PreservationSettings, 'lastTurnCompressible'>,
+): Preservation[] {
+  const lastTurn = Math.min(1, settings.keepRecentTurns);
+  const relaxed: Preservation[] = [];
+  if (lastTurn < settings.keepRecentTurns)
+    relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: settings.preserveFirstUserMessage });
+  if (settings.preserveFirstUserMessage)
+    relaxed.push({ keepRecentTurns: lastTurn, preserveFirstUserMessage: false });
+  if (lastTurn > 0 && settings.lastTurnCompressible)
+    relaxed.push({ keepRecentTurns: 0, preserveFirstUserMessage: false });
+  return relaxed;
+}
