@@ -473,6 +473,33 @@ describe('compact', () => {
     }
   });
 
+  it('says once when both share rules act: fewer turns kept, the last one with its long output trimmed', () => {
+    const builder = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Fix the flaky retry test in src/retry.ts.');
+    for (let step = 0; step < 8; step++)
+      builder.tools(
+        [{ name: 'bash', input: { command: `npm test ${step}` }, output: logLines(step, 40) }],
+        `Step ${step}.`,
+      );
+    builder.tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: logLines(9, 200) }]);
+    const input = builder.build();
+    const { result } = run(input, { budgetTokens: Math.floor(countOf(input) * 0.2) });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.relaxedPreservation).toEqual({ keepRecentTurns: 1, preserveFirstUserMessage: true });
+    expect(result.report.actions.filter((action) => action.type === 'trim-tool-output')).toHaveLength(1);
+    const shareWarnings = result.warnings.filter((warning) =>
+      warning.message.includes('recentTurnsMaxShare'),
+    );
+    expect(shareWarnings).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          /^the last 2 turns .* kept the last turn \(its largest tool outputs trimmed\)/,
+        ),
+      }),
+    ]);
+  });
+
   it('gives up the last turn (stubbed, expandable) only when nothing else makes the budget hold', () => {
     // With no share rule for recent turns, the last turn stays whole until nothing else makes the budget hold.
     const { input, budgetTokens } = readingALongLog(logLines(8, 120));

@@ -329,9 +329,11 @@ function* compactOnce(
   ];
   repairs.push(...attempt.repairs);
   messages = attempt.messages;
-  if (lastTurn !== undefined) warnings.push({ type: 'compact-warning', message: lastTurn.reason });
-  if (recentTurns !== undefined && relaxedPreservation === fewerTurns)
-    warnings.push({ type: 'compact-warning', message: recentTurns.reason });
+  const fewerTurnsKept = recentTurns !== undefined && relaxedPreservation === fewerTurns;
+  // One warning per decision: the one on fewer turns kept names the trim of the last turn's outputs too.
+  if (lastTurn !== undefined && !fewerTurnsKept)
+    warnings.push({ type: 'compact-warning', message: lastTurn.reason });
+  if (fewerTurnsKept) warnings.push({ type: 'compact-warning', message: recentTurns.reason });
   else if (relaxedPreservation !== undefined)
     warnings.push({
       type: 'compact-warning',
