@@ -1,4 +1,17 @@
 /**
+ * The string an object stands for when serialised for hashing: binary data as base64, a URL as its href;
+ * undefined for any other object. One rule for `stableStringify` and `stableKey`, so both tell apart the same
+ * values.
+ */
+export function objectAsString(value: object): string | undefined {
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (value instanceof ArrayBuffer) return Buffer.from(value).toString('base64');
+  if (value instanceof URL) return value.href;
+  return undefined;
+}
+
+/**
  * Deterministic JSON for hashing: object keys sorted, binary data as base64, URLs as strings, `undefined`
  * properties skipped (as JSON.stringify does). Two messages that mean the same thing serialise the same,
  * whatever order their keys were written in.
@@ -28,10 +41,8 @@ export function stableStringify(value: unknown): string {
     }
     return `${out}]`;
   }
-  if (value instanceof Uint8Array)
-    return JSON.stringify(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'));
-  if (value instanceof ArrayBuffer) return JSON.stringify(Buffer.from(value).toString('base64'));
-  if (value instanceof URL) return JSON.stringify(value.href);
+  const leaf = objectAsString(value);
+  if (leaf !== undefined) return JSON.stringify(leaf);
   const record = value as Record<string, unknown>;
   let out = '{';
   let first = true;

@@ -1,3 +1,5 @@
+import { objectAsString } from './stable-json.js';
+
 /**
  * A deterministic key for hashing a JSON-like value: the same values `stableStringify` tells apart, told apart
  * the same way (object keys sorted, binary data as its base64 string, URLs as their href, `undefined`
@@ -28,10 +30,8 @@ export function stableKey(value: unknown): string {
     for (let index = 0; index < value.length; index++) out += stableKey(value[index]);
     return `${out}]`;
   }
-  if (value instanceof Uint8Array)
-    return stableKey(Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64'));
-  if (value instanceof ArrayBuffer) return stableKey(Buffer.from(value).toString('base64'));
-  if (value instanceof URL) return stableKey(value.href);
+  const leaf = objectAsString(value);
+  if (leaf !== undefined) return stableKey(leaf);
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
   if (keys.length > 1) keys.sort();
