@@ -282,7 +282,7 @@ function* compactOnce(
   if (lastTurn !== undefined) messages = lastTurn.messages;
   const recentTurns =
     count(messages) > budgetTokens
-      ? recentTurnsThatFit(messages, settings, budgetTokens, count, lastTurn !== undefined)
+      ? recentTurnsThatFit(messages, settings, count, lastTurn !== undefined)
       : undefined;
   const configured =
     recentTurns === undefined ? settings : { ...settings, keepRecentTurns: recentTurns.keepRecentTurns };

@@ -63,6 +63,40 @@ export function preservedMessageIds(
 }
 
 /**
+ * The room the system prompt, pinned messages and the task leave in the budget (negative when they alone exceed
+ * it), and what the last `turns` recent turns take of it: their ids (beside those) and their tokens.
+ */
+function recentTurnsRoom(
+  messages: readonly IdentifiedMessage[],
+  settings: PreservationSettings,
+  count: (messages: readonly Message[]) => number,
+): {
+  room: number;
+  recentIds: (turns: number) => Set<string>;
+  recentTokens: (turns: number) => number;
+} {
+  const keptIds = new Map<number, Set<string>>();
+  const kept = (turns: number) => {
+    let ids = keptIds.get(turns);
+    if (ids === undefined) {
+      ids = preservedMessageIds(messages, { ...settings, keepRecentTurns: turns });
+      keptIds.set(turns, ids);
+    }
+    return ids;
+  };
+  const keptTokens = (turns: number) => {
+    const ids = kept(turns);
+    return count(messages.filter((message) => ids.has(message.id)));
+  };
+  const anchorTokens = keptTokens(0);
+  return {
+    room: settings.budgetTokens - anchorTokens,
+    recentIds: (turns) => new Set([...kept(turns)].filter((id) => !kept(0).has(id))),
+    recentTokens: (turns) => keptTokens(turns) - anchorTokens,
+  };
+}
+
+/**
  * How many recent turns to keep when they would take more than `recentTurnsMaxShare` of the room that the
  * system prompt, pinned messages and the task leave: the most turns within the share, and at least one.
  * Undefined when the configured turns are within it.
@@ -70,20 +104,13 @@ export function preservedMessageIds(
 export function recentTurnsThatFit(
   messages: readonly IdentifiedMessage[],
   settings: PreservationSettings,
-  budgetTokens: number,
   count: (messages: readonly Message[]) => number,
   lastTurnTrimmed: boolean,
 ): { keepRecentTurns: number; reason: string } | undefined {
   const { keepRecentTurns, recentTurnsMaxShare } = settings;
   // Strict mode keeps the configured preservation or throws.
   if (keepRecentTurns <= 1 || recentTurnsMaxShare >= 1 || settings.strict) return undefined;
-  const keptTokens = (turns: number) => {
-    const kept = preservedMessageIds(messages, { ...settings, keepRecentTurns: turns });
-    return count(messages.filter((message) => kept.has(message.id)));
-  };
-  const anchorTokens = keptTokens(0);
-  const room = budgetTokens - anchorTokens;
-  const recentTokens = (turns: number) => keptTokens(turns) - anchorTokens;
+  const { room, recentTokens } = recentTurnsRoom(messages, settings, count);
   const configuredTokens = recentTokens(keepRecentTurns);
   // Recent turns that are the system prompt and the task alone take nothing of the room.
   if (configuredTokens === 0 || configuredTokens <= recentTurnsMaxShare * room) return undefined;
@@ -114,18 +141,15 @@ export function trimmedLastTurn(
   settings: PreservationSettings,
   count: (messages: readonly Message[]) => number,
 ): { messages: IdentifiedMessage[]; actions: StrategyAction[]; reason: string } | undefined {
-  const { budgetTokens, keepRecentTurns, recentTurnsMaxShare } = settings;
+  const { keepRecentTurns, recentTurnsMaxShare } = settings;
   if (settings.strict || !settings.lastTurnCompressible || recentTurnsMaxShare >= 1 || keepRecentTurns === 0)
     return undefined;
-  const anchor = preservedMessageIds(messages, { ...settings, keepRecentTurns: 0 });
-  const withLastTurn = preservedMessageIds(messages, { ...settings, keepRecentTurns: 1 });
-  const tokensOf = (ids: ReadonlySet<string>) => count(messages.filter((message) => ids.has(message.id)));
-  const anchorTokens = tokensOf(anchor);
-  const room = Math.max(0, budgetTokens - anchorTokens);
-  const lastTurnTokens = tokensOf(withLastTurn) - anchorTokens;
+  const recent = recentTurnsRoom(messages, settings, count);
+  const room = Math.max(0, recent.room);
+  const lastTurnTokens = recent.recentTokens(1);
   const allowedTokens = Math.floor(recentTurnsMaxShare * room);
   if (lastTurnTokens <= allowedTokens) return undefined;
-  const lastTurnIds = new Set([...withLastTurn].filter((id) => !anchor.has(id)));
+  const lastTurnIds = recent.recentIds(1);
   const trimmed = trimLastTurnOutputs(messages, lastTurnIds, lastTurnTokens - allowedTokens, settings);
   const outputs = trimmed.actions.length;
   if (outputs === 0) return undefined;
