@@ -4,10 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { richConversation } from '../../test/strategy-invariants.js';
 import { type ArchiveStore, createMemoryArchive } from '../archive/archive-store.js';
 import { isPrecisError } from '../errors/index.js';
-import { requestOnly } from '../messages/content.js';
+import { requestOnly, toolOutputText } from '../messages/content.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import { assignIds } from '../messages/ids.js';
-import type { Conversation, IdentifiedMessage, Message, Part } from '../messages/types.js';
+import type { Conversation, IdentifiedMessage, Message, Part, ToolResultOutput } from '../messages/types.js';
 import { repairMessages, validateMessages } from '../messages/validate/index.js';
 import type { AsyncStrategy } from '../strategies/strategy.js';
 import {
@@ -139,8 +139,9 @@ function expectPreservedIdentical(
 }
 
 /**
- * `kept` is `original` but for tool outputs of the last turn trimmed to their first and last lines: each such
- * output is a prefix of the original, the marker naming the archived output, and a suffix of the original.
+ * `kept` is `original` but for tool outputs of the last turn trimmed to their first and last lines: the text of
+ * each such output (of a JSON output, its JSON text) is a prefix of the original's, the marker naming the
+ * archived output, and a suffix of the original's.
  */
 function expectTrimmedOutputsOf(original: Message, kept: Message): void {
   expect(kept.role).toBe('tool');
@@ -153,11 +154,12 @@ function expectTrimmedOutputsOf(original: Message, kept: Message): void {
     if (part.type !== 'tool-result' || before.type !== 'tool-result')
       throw new Error('only outputs are trimmed');
     expect({ ...part, output: undefined }).toEqual({ ...before, output: undefined });
-    const value = (part.output as { value: string }).value;
-    const originalValue = (before.output as { value: string }).value;
-    const match = /^([\s\S]*?)\n?\[… \d+ lines? of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
-      value,
-    );
+    const value = toolOutputText(part.output);
+    const originalValue = toolOutputText(before.output);
+    const match =
+      /^([\s\S]*?)\n?\[… \d+ (?:lines?|characters?) of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
+        value,
+      );
     expect(match, value).not.toBeNull();
     expect(originalValue.startsWith(match![1]!)).toBe(true);
     expect(originalValue.endsWith(match![2]!)).toBe(true);
@@ -168,7 +170,7 @@ function expectTrimmedOutputsOf(original: Message, kept: Message): void {
  * The agent is about to read a long test log (`log`): the last turn is one tool call and its output. The budget
  * is a little below that turn alone.
  */
-function readingALongLog(log: string): { input: Message[]; budgetTokens: number } {
+function readingALongLog(log: string | ToolResultOutput): { input: Message[]; budgetTokens: number } {
   const input = createConversationBuilder()
     .system('You are a coding agent.')
     .user('Fix the flaky retry test in src/retry.ts.')
@@ -471,6 +473,32 @@ describe('compact', () => {
       })();
       expect(whole?.report.actions.some((action) => action.type === 'trim-tool-output') ?? false).toBe(false);
     }
+  });
+
+  it('trims a large JSON output of the last turn as its JSON text instead of archiving it whole', () => {
+    const rows = Array.from({ length: 300 }, (_, id) => ({
+      id,
+      email: `user${id}@example.com`,
+      active: id % 2 === 0,
+    }));
+    const json: ToolResultOutput = { type: 'json', value: { rows, next: null } };
+    const { input, budgetTokens } = readingALongLog(json);
+    const { result, archive } = run(input, { budgetTokens });
+    expect(result.report.withinBudget).toBe(true);
+    // The task and the last turn stay: only the output's middle went.
+    expect(result.report.relaxedPreservation).toBeUndefined();
+    const trims = result.report.actions.filter((action) => action.type === 'trim-tool-output');
+    expect(trims).toHaveLength(1);
+    const output = (result.messages.at(-1)!.content as Part[])[0]!;
+    expect(output.type === 'tool-result' && output.output.type).toBe('text');
+    const value = output.type === 'tool-result' ? toolOutputText(output.output) : '';
+    expect(value.startsWith('{"rows":[{"id":0,"email":"user0@example.com","active":true}')).toBe(true);
+    expect(value.endsWith('"next":null}')).toBe(true);
+    expect(archive.get(trims[0]!.handle!)?.content).toEqual(json);
+    expectPreservedIdentical(input, result);
+    expectHandlesExpand(input, result, archive);
+    const again = compact(result.messages, { accountant, budgetTokens, archive });
+    expect(again.messages).toEqual(result.messages);
   });
 
   it('says once when both share rules act: fewer turns kept, the last one with its long output trimmed', () => {

@@ -68,15 +68,21 @@ describe('keepHeadAndTail', () => {
     expect(count(head!)).toBeGreaterThan(count(tail!));
   });
 
-  it('cuts a long unbroken line (minified JSON) in slices, and leaves text that would lose nothing', () => {
+  it('cuts a long unbroken line (minified JSON) in slices, counting its middle in characters', () => {
     const json = JSON.stringify(
       Array.from({ length: 600 }, (_, index) => ({ id: index, name: `item ${index}` })),
     );
     const trimmed = keepHeadAndTail(json, 250, handle, count)!;
-    expect(trimmed).toMatch(
-      /^\[\{"id":0,[^\n]*\n\[… 1 line of this output archived: h-[0-9a-f]+ …\]\n[^\n]*\}\]$/,
-    );
+    const match =
+      /^(\[\{"id":0,[^\n]*)\n\[… (\d+) characters of this output archived: h-[0-9a-f]+ …\]\n([^\n]*\}\])$/.exec(
+        trimmed,
+      );
+    expect(match).not.toBeNull();
+    expect(Number(match![2])).toBe(json.length - match![1]!.length - match![3]!.length);
     expect(count(trimmed)).toBeLessThan(count(json) / 4);
+  });
+
+  it('leaves text that would lose nothing', () => {
     expect(keepHeadAndTail('one line\ntwo lines\n', 250, handle, count)).toBeUndefined();
     expect(keepHeadAndTail('', 250, handle, count)).toBeUndefined();
   });
@@ -91,7 +97,7 @@ describe('keepHeadAndTail', () => {
           const trimmed = keepHeadAndTail(text, maxTokens, handle, count);
           if (trimmed === undefined) return;
           const match =
-            /^([\s\S]*?)\n?\[… (\d+) lines? of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
+            /^([\s\S]*?)\n?\[… (\d+) (?:lines?|characters?) of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
               trimmed,
             );
           expect(match).not.toBeNull();
@@ -134,8 +140,12 @@ describe('trimLastTurnOutputs', () => {
     expect(outputValue(more.messages[2]!, 2)).toBe(log(5, 'small'));
   });
 
-  it('leaves outputs outside the last turn, non-text outputs, small cuts and trimmed outputs alone', () => {
-    const messages = lastTurn(log(300), { type: 'json', value: { lines: log(300).split('\n') } });
+  it('leaves outputs outside the last turn, images, small cuts and trimmed outputs alone', () => {
+    const screenshot = {
+      type: 'content',
+      value: [{ type: 'image-data', data: 'A'.repeat(40_000), mediaType: 'image/png' }],
+    };
+    const messages = lastTurn(log(300), screenshot as never);
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
     expect(
@@ -146,9 +156,55 @@ describe('trimLastTurnOutputs', () => {
     // Trimmed to ~1000 tokens, it is not trimmed again under a tighter budget (compacting again changes nothing).
     const once = trimLastTurnOutputs(messages, ids, count(log(300)) - 1000, { accountant, archive });
     expect(once.actions).toHaveLength(1);
-    expect((once.messages[2]!.content as Part[])[1]).toEqual((messages[2]!.content as Part[])[1]);
-    const twice = trimLastTurnOutputs(once.messages, ids, 5000, { accountant, archive });
+    const twice = trimLastTurnOutputs(once.messages, ids, 50_000, { accountant, archive });
     expect(twice.actions).toEqual([]);
     expect(twice.messages).toEqual(once.messages);
+    // The image is the same part as before.
+    expect((twice.messages[2]!.content as Part[])[1]).toBe((messages[2]!.content as Part[])[1]);
+  });
+
+  it('trims a JSON output as its JSON text, an error as an error, each expandable to the original', () => {
+    const rows = Array.from({ length: 400 }, (_, id) => ({ id, name: `user-${id}`, active: id % 3 === 0 }));
+    const json = { type: 'json' as const, value: { rows, total: rows.length } };
+    const failure = { type: 'error-json' as const, value: { error: 'timeout', partial: rows } };
+    const messages = lastTurn(json, failure as never);
+    const archive = createMemoryArchive();
+    const ids = new Set(messages.slice(1).map((message) => message.id));
+    const result = trimLastTurnOutputs(messages, ids, 50_000, { accountant, archive });
+    expect(result.actions).toHaveLength(2);
+    const [first, second] = (result.messages[2]!.content as Part[]).map((part) =>
+      part.type === 'tool-result' ? part.output : undefined,
+    );
+    expect(first).toMatchObject({ type: 'text' });
+    expect(second).toMatchObject({ type: 'error-text' });
+    const text = (first as { value: string }).value;
+    expect(text.startsWith('{"rows":[{"id":0,"name":"user-0"')).toBe(true);
+    expect(text.endsWith(`"total":${rows.length}}`)).toBe(true);
+    expect(count(text)).toBeLessThan(count(JSON.stringify(json.value)) / 4);
+    const handles = result.actions.map((action) => action.handle!);
+    expect(expand(archive, handles[0]!).content).toEqual(json);
+    expect(expand(archive, handles[1]!).content).toEqual(failure);
+    // A trimmed JSON output is text with a marker now: never trimmed again.
+    expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+  });
+
+  it('trims the largest text of a content output in place, next to its images', () => {
+    const image = { type: 'image-url' as const, url: 'https://example.com/screen.png' };
+    const tree = { type: 'text' as const, text: log(400, 'node') };
+    const caption = { type: 'text' as const, text: 'Accessibility tree:' };
+    const output = { type: 'content' as const, value: [caption, image, tree] };
+    const messages = lastTurn(output as never);
+    const archive = createMemoryArchive();
+    const ids = new Set(messages.slice(1).map((message) => message.id));
+    const result = trimLastTurnOutputs(messages, ids, count(tree.text) - 500, { accountant, archive });
+    expect(result.actions).toHaveLength(1);
+    const part = (result.messages[2]!.content as Part[])[0]!;
+    const trimmed = part.type === 'tool-result' ? part.output : undefined;
+    expect(trimmed).toMatchObject({ type: 'content', value: [caption, image, { type: 'text' }] });
+    const items = (trimmed as { value: Array<{ text?: string }> }).value;
+    expect(items[2]!.text).toContain(`of this output archived: ${result.actions[0]!.handle} …]`);
+    expect(items[2]!.text!.startsWith(log(400, 'node').split('\n')[0]!)).toBe(true);
+    expect(expand(archive, result.actions[0]!.handle!).content).toEqual(output);
+    expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 });

@@ -1,4 +1,5 @@
 import { type ArchiveStore, archiveHandle } from '../archive/archive-store.js';
+import { toolOutputText } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolResultOutput, ToolResultPart } from '../messages/types.js';
 import type { StrategyAction } from '../strategies/strategy.js';
 import type { TokenAccountant } from '../tokens/index.js';
@@ -18,20 +19,69 @@ const headShare = 0.65;
 /** Longest piece a trimmed output is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
 const maxPieceChars = 200;
 
-/** What the middle of a trimmed output becomes; `expand` gives the whole output back. */
-export function trimmedOutputMarker(lineCount: number, handle: string): string {
-  return `[… ${lineCount} ${lineCount === 1 ? 'line' : 'lines'} of this output archived: ${handle} …]`;
+/**
+ * What the middle of a trimmed output becomes; `expand` gives the whole output back. A middle within one line
+ * (of minified JSON, say) is counted in characters.
+ */
+export function trimmedOutputMarker(
+  count: number,
+  handle: string,
+  unit: 'line' | 'character' = 'line',
+): string {
+  return `[… ${count} ${unit}${count === 1 ? '' : 's'} of this output archived: ${handle} …]`;
 }
 
-const markerPattern = /\[… \d+ lines? of this output archived: h-[0-9a-f]+ …\]/;
+const markerPattern = /\[… \d+ (?:lines?|characters?) of this output archived: h-[0-9a-f]+ …\]/;
 
 /**
- * The last turn with its largest text tool outputs trimmed, largest first, until `excessTokens` are saved:
- * each keeps its first and last lines (what a command printed first, and how it ended: the exit status, the
- * final error, the summary line) and its middle becomes a marker naming the archived output. No output is cut
- * below `minTrimmedOutputTokens` or for less than `minSavedTokens`, and one trimmed already is left as it is,
- * so compacting again changes nothing. Tool calls, text and non-text outputs are left alone; messages outside
- * `lastTurnIds`, and those without a trimmed output, are returned as they are.
+ * A text of a tool output that can be trimmed, and the output with that text replaced: a text output itself; a
+ * JSON output as its JSON text (the trimmed output is text, as a model reads JSON anyway); each text item of a
+ * content output, in place (images and files beside it stay).
+ */
+interface TrimmableText {
+  text: string;
+  replace(trimmed: string): ToolResultOutput;
+}
+
+function trimmableTexts(output: ToolResultOutput): TrimmableText[] {
+  switch (output.type) {
+    case 'text':
+    case 'error-text':
+      return [{ text: output.value, replace: (trimmed) => ({ ...output, value: trimmed }) }];
+    case 'json':
+    case 'error-json': {
+      const type = output.type === 'json' ? 'text' : 'error-text';
+      return [{ text: toolOutputText(output), replace: (trimmed) => ({ type, value: trimmed }) }];
+    }
+    case 'content':
+      return output.value.flatMap((item, itemIndex) =>
+        item.type === 'text'
+          ? [
+              {
+                text: item.text,
+                replace: (trimmed: string): ToolResultOutput => ({
+                  ...output,
+                  value: output.value.map((other, index) =>
+                    index === itemIndex ? { ...item, text: trimmed } : other,
+                  ),
+                }),
+              },
+            ]
+          : [],
+      );
+    case 'execution-denied':
+      return [];
+  }
+}
+
+/**
+ * The last turn with its largest tool outputs trimmed, largest first, until `excessTokens` are saved: each
+ * keeps its first and last lines (what a command printed first, and how it ended: the exit status, the final
+ * error, the summary line) and its middle becomes a marker naming the archived output (see `trimmableTexts`
+ * for JSON and content outputs). No output is cut below `minTrimmedOutputTokens` or for less than
+ * `minSavedTokens`, and one trimmed already is left as it is, so compacting again changes nothing. Tool calls,
+ * text, images and files are left alone; messages outside `lastTurnIds`, and those without a trimmed output,
+ * are returned as they are.
  */
 export function trimLastTurnOutputs(
   messages: readonly IdentifiedMessage[],
@@ -43,33 +93,38 @@ export function trimLastTurnOutputs(
     index: number;
     partIndex: number;
     part: ToolResultPart;
-    output: Extract<ToolResultOutput, { type: 'text' | 'error-text' }>;
+    trimmable: TrimmableText;
     tokens: number;
   }> = [];
   messages.forEach((message, index) => {
     if (message.role !== 'tool' || !lastTurnIds.has(message.id)) return;
     (message.content as readonly Part[]).forEach((part, partIndex) => {
       if (part.type !== 'tool-result') return;
-      const output = part.output;
-      if (output.type !== 'text' && output.type !== 'error-text') return;
-      if (markerPattern.test(output.value)) return;
-      const tokens = accountant.countText(output.value);
-      if (tokens > minTrimmedOutputTokens) candidates.push({ index, partIndex, part, output, tokens });
+      // One marker in an output: trimmed already.
+      const trimmables = trimmableTexts(part.output);
+      if (trimmables.some(({ text }) => markerPattern.test(text))) return;
+      for (const trimmable of trimmables) {
+        const tokens = accountant.countText(trimmable.text);
+        if (tokens > minTrimmedOutputTokens) candidates.push({ index, partIndex, part, trimmable, tokens });
+      }
     });
   });
-  // Largest first; the earlier output first among equals.
+  // Largest first; the earlier output first among equals. A content output trims one text, its largest.
   candidates.sort((a, b) => b.tokens - a.tokens || a.index - b.index || a.partIndex - b.partIndex);
+  const trimmedParts = new Set<ToolResultPart>();
 
   const output = [...messages];
   const actions: StrategyAction[] = [];
   let excess = excessTokens;
-  for (const { index, partIndex, part, output: original, tokens } of candidates) {
+  for (const { index, partIndex, part, trimmable, tokens } of candidates) {
     if (excess <= 0) break;
+    if (trimmedParts.has(part)) continue;
     const keptTokens = Math.max(minTrimmedOutputTokens, tokens - excess);
     if (tokens - keptTokens < minSavedTokens) continue;
     const message = output[index]!;
+    const original = part.output;
     const handle = archiveHandle('tool-output', original);
-    const trimmed = keepHeadAndTail(original.value, keptTokens, handle, (piece) =>
+    const trimmed = keepHeadAndTail(trimmable.text, keptTokens, handle, (piece) =>
       accountant.countText(piece),
     );
     if (trimmed === undefined) continue;
@@ -81,8 +136,9 @@ export function trimLastTurnOutputs(
       messageIds: [message.id],
       strategy: trimStrategyName,
     });
+    trimmedParts.add(part);
     const content = [...(message.content as Part[])];
-    content[partIndex] = { ...part, output: { ...original, value: trimmed } };
+    content[partIndex] = { ...part, output: trimmable.replace(trimmed) };
     output[index] = { ...message, content } as IdentifiedMessage;
     excess -= tokens - trimmedTokens;
     actions.push({
@@ -128,7 +184,10 @@ export function keepHeadAndTail(
   const tailStart = tail === 0 ? text.length : pieces[pieces.length - tail]![0];
   const middle = text.slice(headEnd, tailStart);
   const lineCount = middle.split('\n').length - (middle.endsWith('\n') ? 1 : 0);
-  const marker = trimmedOutputMarker(lineCount, handle);
+  const marker =
+    lineCount === 1 && !middle.endsWith('\n')
+      ? trimmedOutputMarker(middle.length, handle, 'character')
+      : trimmedOutputMarker(lineCount, handle);
   // The marker on a line of its own.
   const before = headEnd === 0 || text[headEnd - 1] === '\n' ? '' : '\n';
   const after = tailStart === text.length ? '' : '\n';
