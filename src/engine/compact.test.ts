@@ -119,7 +119,7 @@ function expectPreservedIdentical(
   const output = new Map(result.messages.map((message) => [message.id, message]));
   const trimmed = new Set(
     result.report.actions
-      .filter((action) => action.type === 'trim-tool-output')
+      .filter((action) => action.type === 'trim-tool-output' || action.type === 'trim-tool-input')
       .flatMap((action) => action.messageIds),
   );
   for (const message of originals) {
@@ -139,25 +139,35 @@ function expectPreservedIdentical(
 }
 
 /**
- * `kept` is `original` but for tool outputs of the last turn trimmed to their first and last lines: the text of
- * each such output (of a JSON output, its JSON text) is a prefix of the original's, the marker naming the
- * archived output, and a suffix of the original's.
+ * `kept` is `original` but for tool outputs and tool-call arguments of the last turn trimmed to their first and
+ * last lines: the text of each such output (of a JSON output, its JSON text) or argument is a prefix of the
+ * original's, the marker naming the archived original, and a suffix of the original's.
  */
 function expectTrimmedOutputsOf(original: Message, kept: Message): void {
-  expect(kept.role).toBe('tool');
   const originalParts = original.content as Part[];
   const keptParts = kept.content as Part[];
   expect(keptParts).toHaveLength(originalParts.length);
   keptParts.forEach((part, index) => {
     const before = originalParts[index]!;
     if (JSON.stringify(part) === JSON.stringify(before)) return;
-    if (part.type !== 'tool-result' || before.type !== 'tool-result')
-      throw new Error('only outputs are trimmed');
-    expect({ ...part, output: undefined }).toEqual({ ...before, output: undefined });
-    const value = toolOutputText(part.output);
-    const originalValue = toolOutputText(before.output);
+    let value: string;
+    let originalValue: string;
+    if (part.type === 'tool-result' && before.type === 'tool-result') {
+      expect({ ...part, output: undefined }).toEqual({ ...before, output: undefined });
+      value = toolOutputText(part.output);
+      originalValue = toolOutputText(before.output);
+    } else if (part.type === 'tool-call' && before.type === 'tool-call') {
+      expect({ ...part, input: undefined }).toEqual({ ...before, input: undefined });
+      const keptInput = part.input as Record<string, unknown>;
+      const originalInput = before.input as Record<string, unknown>;
+      const changed = Object.keys(originalInput).filter((key) => keptInput[key] !== originalInput[key]);
+      expect(changed).toHaveLength(1);
+      expect(Object.keys(keptInput)).toEqual(Object.keys(originalInput));
+      value = keptInput[changed[0]!] as string;
+      originalValue = originalInput[changed[0]!] as string;
+    } else throw new Error('only tool outputs and tool-call arguments are trimmed');
     const match =
-      /^([\s\S]*?)\n?\[… \d+ (?:lines?|characters?) of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
+      /^([\s\S]*?)\n?\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
         value,
       );
     expect(match, value).not.toBeNull();
@@ -475,6 +485,46 @@ describe('compact', () => {
     }
   });
 
+  it("trims a long argument of the last turn's call (a file written) and folds the original later", () => {
+    const lines = Array.from({ length: 900 }, (_, line) => `export const setting${line} = ${line};`);
+    const content = lines.join('\n');
+    const input = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Write the settings module.')
+      .tools([{ name: 'bash', input: { command: 'ls src' }, output: logLines(7, 10) }], 'Looking first.')
+      .tools([{ name: 'Write', input: { file_path: 'src/settings.ts', content }, output: 'File created.' }])
+      .build();
+    const budgetTokens = 3000;
+    const { result, archive } = run(input, { budgetTokens });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.relaxedPreservation).toBeUndefined();
+    const trims = result.report.actions.filter((action) => action.type === 'trim-tool-input');
+    expect(trims).toHaveLength(1);
+    const call = (result.messages.at(-2)!.content as Part[]).find((part) => part.type === 'tool-call')!;
+    const written =
+      call.type === 'tool-call' ? (call.input as { file_path: string; content: string }) : undefined;
+    expect(written?.file_path).toBe('src/settings.ts');
+    expect(written?.content.startsWith(lines.slice(0, 5).join('\n'))).toBe(true);
+    expect(written?.content.endsWith(lines.at(-1)!)).toBe(true);
+    expect(written?.content).toContain(`of this argument archived: ${trims[0]!.handle} …]`);
+    expect(archive.get(trims[0]!.handle!)?.content).toBe(content);
+    expectPreservedIdentical(input, result);
+    expectHandlesExpand(input, result, archive);
+    expect(compact(result.messages, { accountant, budgetTokens, archive }).messages).toEqual(result.messages);
+
+    // Later steps push the write out of the recent turns: the summary reads the whole file, not the trimmed one.
+    const later = createConversationBuilder()
+      .tools([{ name: 'bash', input: { command: 'npm test' }, output: logLines(8, 40) }], 'Testing.')
+      .tools([{ name: 'bash', input: { command: 'npm run lint' }, output: logLines(9, 40) }], 'Linting.')
+      .build();
+    const folded = compact([...result.messages, ...later], { accountant, budgetTokens: 1200, archive });
+    const summary = folded.messages.find((message) => message.metadata?.origin === 'summary');
+    const record = parseAnchoredSummary(summary?.metadata?.summary);
+    const file = record?.files.find((entry) => entry.path === 'src/settings.ts');
+    expect(file?.detail).toContain(`create ${lines.length} lines`);
+    expect(JSON.stringify(summary?.content)).not.toContain('of this argument archived');
+  });
+
   it('trims a large JSON output of the last turn as its JSON text instead of archiving it whole', () => {
     const rows = Array.from({ length: 300 }, (_, id) => ({
       id,
@@ -522,7 +572,7 @@ describe('compact', () => {
     expect(shareWarnings).toEqual([
       expect.objectContaining({
         message: expect.stringMatching(
-          /^the last 2 turns .* kept the last turn \(its largest tool outputs trimmed\)/,
+          /^the last 2 turns .* kept the last turn \(its largest tool outputs or arguments trimmed\)/,
         ),
       }),
     ]);

@@ -67,9 +67,10 @@ export interface CompactOptions {
    * Over budget, the kept recent turns may take at most this share of the room that the system prompt, pinned
    * messages and the task leave; past it fewer turns are kept (never fewer than one), so that the summary of
    * everything before them has room too. Reported in `report.relaxedPreservation`. When the last turn alone
-   * takes more (the step in flight read a long log or a large JSON result), its largest tool outputs keep their
-   * first and last lines (JSON as its text, images left whole), the middle archived behind a marker
-   * (`trim-tool-output` actions, with a warning), unless
+   * takes more (the step in flight read a long log or a large JSON result, or wrote a long file), its largest
+   * tool outputs and tool-call string arguments keep their first and last lines (JSON as its text, images left
+   * whole), the middle archived behind a marker (`trim-tool-output` and `trim-tool-input` actions, with a
+   * warning; a later fold reads the originals), unless
    * `lastTurnCompressible` is false. 1 (or `strict`) keeps `keepRecentTurns` byte-identical whenever they fit
    * the budget.
    * @default 1/3

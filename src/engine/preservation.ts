@@ -123,7 +123,7 @@ export function recentTurnsThatFit(
       `${Math.round(recentTurnsMaxShare * 100)}% of the ${Math.max(0, room)} tokens left beside the system prompt ` +
       `and the task: kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} ` +
       (lastTurnTrimmed
-        ? `(${turns === 1 ? 'its' : "the last one's"} largest tool outputs trimmed) `
+        ? `(${turns === 1 ? 'its' : "the last one's"} largest tool outputs or arguments trimmed) `
         : 'byte-identical ') +
       '(recentTurnsMaxShare; originals are in the archive)',
   };
@@ -151,15 +151,18 @@ export function trimmedLastTurn(
   if (lastTurnTokens <= allowedTokens) return undefined;
   const lastTurnIds = recent.recentIds(1);
   const trimmed = trimLastTurnOutputs(messages, lastTurnIds, lastTurnTokens - allowedTokens, settings);
-  const outputs = trimmed.actions.length;
-  if (outputs === 0) return undefined;
+  const trims = trimmed.actions.length;
+  if (trims === 0) return undefined;
+  const outputs = trimmed.actions.filter((action) => action.type === 'trim-tool-output').length;
+  const noun =
+    outputs === trims ? 'tool output' : outputs === 0 ? 'tool-call argument' : 'tool output or argument';
   return {
     ...trimmed,
     reason:
       `the last turn (${lastTurnTokens} tokens) would take more than ${Math.round(recentTurnsMaxShare * 100)}% ` +
       `of the ${room} tokens left beside the system prompt and the task: kept the first and last lines of ` +
-      (outputs === 1 ? 'its largest tool output' : `its ${outputs} largest tool outputs`) +
-      ' (recentTurnsMaxShare; the whole outputs are in the archive)',
+      (trims === 1 ? `its largest ${noun}` : `its ${trims} largest ${noun}s`) +
+      ' (recentTurnsMaxShare; the whole texts are in the archive)',
   };
 }
 

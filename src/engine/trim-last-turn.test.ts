@@ -188,6 +188,60 @@ describe('trimLastTurnOutputs', () => {
     expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 
+  it("trims the longest string argument of a call in place, counted as the call's JSON counts it", () => {
+    const content = log(400, 'written');
+    const messages = assignIds([
+      { role: 'user', content: 'Write the module.' },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Writing it.' },
+          {
+            type: 'tool-call',
+            toolCallId: 'write-1',
+            toolName: 'Write',
+            input: { file_path: 'src/module.ts', content, options: { mode: 'overwrite' } },
+          },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'write-1',
+            toolName: 'Write',
+            output: { type: 'text', value: 'File written.' },
+          },
+        ],
+      },
+    ]);
+    const archive = createMemoryArchive();
+    const ids = new Set(messages.slice(1).map((message) => message.id));
+    const before = accountant.countMessage(messages[1]!);
+    const result = trimLastTurnOutputs(messages, ids, before - 600, { accountant, archive });
+    expect(result.actions).toHaveLength(1);
+    const [action] = result.actions;
+    expect(action).toMatchObject({ type: 'trim-tool-input', strategy: 'recent-turns-share' });
+    const parts = result.messages[1]!.content as Part[];
+    expect(parts[0]).toBe((messages[1]!.content as Part[])[0]);
+    const call = parts[1]!;
+    const input = call.type === 'tool-call' ? (call.input as Record<string, unknown>) : {};
+    expect(input.file_path).toBe('src/module.ts');
+    expect(input.options).toEqual({ mode: 'overwrite' });
+    const trimmed = input.content as string;
+    expect(trimmed).toContain(`of this argument archived: ${action!.handle} …]`);
+    expect(content.startsWith(trimmed.split('\n[…')[0]!)).toBe(true);
+    expect(expand(archive, action!.handle!).content).toBe(content);
+    // The message shrank by what the action reports: the argument is measured as the call's JSON holds it.
+    const after = accountant.countMessage(result.messages[1]!);
+    expect(Math.abs(before - after - (action!.tokensBefore - action!.tokensAfter))).toBeLessThan(10);
+    expect(after).toBeLessThanOrEqual(600 + 30);
+    // The result is the same object; trimmed once, never again.
+    expect(result.messages[2]).toBe(messages[2]);
+    expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+  });
+
   it('trims the largest text of a content output in place, next to its images', () => {
     const image = { type: 'image-url' as const, url: 'https://example.com/screen.png' };
     const tree = { type: 'text' as const, text: log(400, 'node') };

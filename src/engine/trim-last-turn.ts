@@ -1,6 +1,12 @@
 import { type ArchiveStore, archiveHandle } from '../archive/archive-store.js';
 import { toolOutputText } from '../messages/content.js';
-import type { IdentifiedMessage, Part, ToolResultOutput, ToolResultPart } from '../messages/types.js';
+import type {
+  IdentifiedMessage,
+  Part,
+  ToolCallPart,
+  ToolResultOutput,
+  ToolResultPart,
+} from '../messages/types.js';
 import type { StrategyAction } from '../strategies/strategy.js';
 import type { TokenAccountant } from '../tokens/index.js';
 
@@ -19,19 +25,23 @@ const headShare = 0.65;
 /** Longest piece a trimmed output is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
 const maxPieceChars = 200;
 
+/** What a trimmed text was: a tool's output, or an argument of the call (a file the agent wrote, say). */
+type TrimmedSubject = 'output' | 'argument';
+
 /**
- * What the middle of a trimmed output becomes; `expand` gives the whole output back. A middle within one line
+ * What the middle of a trimmed text becomes; `expand` gives the whole original back. A middle within one line
  * (of minified JSON, say) is counted in characters.
  */
 export function trimmedOutputMarker(
   count: number,
   handle: string,
   unit: 'line' | 'character' = 'line',
+  subject: TrimmedSubject = 'output',
 ): string {
-  return `[… ${count} ${unit}${count === 1 ? '' : 's'} of this output archived: ${handle} …]`;
+  return `[… ${count} ${unit}${count === 1 ? '' : 's'} of this ${subject} archived: ${handle} …]`;
 }
 
-const markerPattern = /\[… \d+ (?:lines?|characters?) of this output archived: h-[0-9a-f]+ …\]/;
+const markerPattern = /\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]/;
 
 /**
  * A text of a tool output that can be trimmed, and the output with that text replaced: a text output itself; a
@@ -74,14 +84,93 @@ function trimmableTexts(output: ToolResultOutput): TrimmableText[] {
   }
 }
 
+/** A text of the last turn that may be trimmed: where it is, how to put its trimmed form back, what it was. */
+interface Candidate {
+  index: number;
+  partIndex: number;
+  /** The part it belongs to: one text of a part is trimmed at most. */
+  part: ToolResultPart | ToolCallPart;
+  subject: TrimmedSubject;
+  text: string;
+  /** Tokens of a piece of `text` as the accountant counts them where it stands (an argument, in its JSON). */
+  measure(piece: string): number;
+  tokens: number;
+  /** The part with the text trimmed. */
+  replace(trimmed: string): Part;
+  /** What the archive keeps: the whole output, or the argument's text (a fold puts it back by the marker). */
+  original: { kind: 'tool-output'; content: ToolResultOutput } | { kind: 'text'; content: string };
+}
+
+/** The texts of the last turn's parts worth trimming (above `minTrimmedOutputTokens`), none trimmed already. */
+function candidatesOf(
+  messages: readonly IdentifiedMessage[],
+  lastTurnIds: ReadonlySet<string>,
+  accountant: TokenAccountant,
+): Candidate[] {
+  const candidates: Candidate[] = [];
+  const add = (candidate: Omit<Candidate, 'tokens' | 'measure'>) => {
+    // An argument is counted in the call's JSON, where its newlines and quotes are escaped.
+    const measure =
+      candidate.subject === 'argument'
+        ? (piece: string) => accountant.countText(JSON.stringify(piece))
+        : (piece: string) => accountant.countText(piece);
+    const tokens = measure(candidate.text);
+    if (tokens > minTrimmedOutputTokens) candidates.push({ ...candidate, measure, tokens });
+  };
+  messages.forEach((message, index) => {
+    if (!lastTurnIds.has(message.id) || typeof message.content === 'string') return;
+    (message.content as readonly Part[]).forEach((part, partIndex) => {
+      if (part.type === 'tool-result') {
+        const trimmables = trimmableTexts(part.output);
+        // One marker in an output: trimmed already.
+        if (trimmables.some(({ text }) => markerPattern.test(text))) return;
+        for (const { text, replace } of trimmables)
+          add({
+            index,
+            partIndex,
+            part,
+            subject: 'output',
+            text,
+            replace: (trimmed) => ({ ...part, output: replace(trimmed) }),
+            original: { kind: 'tool-output', content: part.output },
+          });
+      } else if (part.type === 'tool-call' && isPlainObject(part.input)) {
+        // The string arguments of the call (a file's content, a script): the call's name and shape stay.
+        const input = part.input;
+        const strings = Object.entries(input).filter(
+          (entry): entry is [string, string] => typeof entry[1] === 'string',
+        );
+        if (strings.some(([, text]) => markerPattern.test(text))) return;
+        for (const [key, text] of strings)
+          add({
+            index,
+            partIndex,
+            part,
+            subject: 'argument',
+            text,
+            replace: (trimmed) => ({ ...part, input: { ...input, [key]: trimmed } }),
+            original: { kind: 'text', content: text },
+          });
+      }
+    });
+  });
+  // Largest first; the earlier first among equals.
+  return candidates.sort((a, b) => b.tokens - a.tokens || a.index - b.index || a.partIndex - b.partIndex);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
- * The last turn with its largest tool outputs trimmed, largest first, until `excessTokens` are saved: each
- * keeps its first and last lines (what a command printed first, and how it ended: the exit status, the final
- * error, the summary line) and its middle becomes a marker naming the archived output (see `trimmableTexts`
- * for JSON and content outputs). No output is cut below `minTrimmedOutputTokens` or for less than
- * `minSavedTokens`, and one trimmed already is left as it is, so compacting again changes nothing. Tool calls,
- * text, images and files are left alone; messages outside `lastTurnIds`, and those without a trimmed output,
- * are returned as they are.
+ * The last turn with its largest tool outputs and tool-call arguments trimmed, largest first, until
+ * `excessTokens` are saved: each keeps its first and last lines (what a command printed first, and how it ended:
+ * the exit status, the final error, the summary line; a written file's head and tail) and its middle becomes a
+ * marker naming the archived original (see `trimmableTexts` for JSON and content outputs; of a call, its
+ * top-level string arguments). No text is cut below `minTrimmedOutputTokens` or for less than `minSavedTokens`,
+ * one text per part at most, and a part trimmed already is left as it is, so compacting again changes nothing.
+ * Text, reasoning, images and files are left alone; messages outside `lastTurnIds`, and those without a trimmed
+ * part, are returned as they are.
  */
 export function trimLastTurnOutputs(
   messages: readonly IdentifiedMessage[],
@@ -89,66 +178,40 @@ export function trimLastTurnOutputs(
   excessTokens: number,
   { accountant, archive }: { accountant: TokenAccountant; archive: ArchiveStore },
 ): { messages: IdentifiedMessage[]; actions: StrategyAction[] } {
-  const candidates: Array<{
-    index: number;
-    partIndex: number;
-    part: ToolResultPart;
-    trimmable: TrimmableText;
-    tokens: number;
-  }> = [];
-  messages.forEach((message, index) => {
-    if (message.role !== 'tool' || !lastTurnIds.has(message.id)) return;
-    (message.content as readonly Part[]).forEach((part, partIndex) => {
-      if (part.type !== 'tool-result') return;
-      // One marker in an output: trimmed already.
-      const trimmables = trimmableTexts(part.output);
-      if (trimmables.some(({ text }) => markerPattern.test(text))) return;
-      for (const trimmable of trimmables) {
-        const tokens = accountant.countText(trimmable.text);
-        if (tokens > minTrimmedOutputTokens) candidates.push({ index, partIndex, part, trimmable, tokens });
-      }
-    });
-  });
-  // Largest first; the earlier output first among equals. A content output trims one text, its largest.
-  candidates.sort((a, b) => b.tokens - a.tokens || a.index - b.index || a.partIndex - b.partIndex);
-  const trimmedParts = new Set<ToolResultPart>();
-
   const output = [...messages];
   const actions: StrategyAction[] = [];
+  const trimmedParts = new Set<Part>();
   let excess = excessTokens;
-  for (const { index, partIndex, part, trimmable, tokens } of candidates) {
+  for (const candidate of candidatesOf(messages, lastTurnIds, accountant)) {
+    const { index, partIndex, part, subject, text, tokens, original, measure } = candidate;
     if (excess <= 0) break;
     if (trimmedParts.has(part)) continue;
     const keptTokens = Math.max(minTrimmedOutputTokens, tokens - excess);
     if (tokens - keptTokens < minSavedTokens) continue;
     const message = output[index]!;
-    const original = part.output;
-    const handle = archiveHandle('tool-output', original);
-    const trimmed = keepHeadAndTail(trimmable.text, keptTokens, handle, (piece) =>
-      accountant.countText(piece),
-    );
+    const handle = archiveHandle(original.kind, original.content);
+    const trimmed = keepHeadAndTail(text, keptTokens, handle, measure, subject);
     if (trimmed === undefined) continue;
-    const trimmedTokens = accountant.countText(trimmed);
+    const trimmedTokens = measure(trimmed);
     if (trimmedTokens >= tokens) continue;
-    archive.put({
-      kind: 'tool-output',
-      content: original,
-      messageIds: [message.id],
-      strategy: trimStrategyName,
-    });
+    archive.put({ ...original, messageIds: [message.id], strategy: trimStrategyName });
     trimmedParts.add(part);
     const content = [...(message.content as Part[])];
-    content[partIndex] = { ...part, output: trimmable.replace(trimmed) };
+    content[partIndex] = candidate.replace(trimmed);
     output[index] = { ...message, content } as IdentifiedMessage;
     excess -= tokens - trimmedTokens;
+    const what =
+      part.type === 'tool-result'
+        ? `output of ${part.toolName} (${part.toolCallId})`
+        : `argument of the ${part.toolName} call (${part.toolCallId})`;
     actions.push({
-      type: 'trim-tool-output',
+      type: subject === 'output' ? 'trim-tool-output' : 'trim-tool-input',
       strategy: trimStrategyName,
       messageIds: [message.id],
       handle,
       tokensBefore: tokens,
       tokensAfter: trimmedTokens,
-      description: `kept the first and last lines of the ${tokens}-token output of ${part.toolName} (${part.toolCallId}) in the last turn: ${tokens} → ${trimmedTokens} tokens`,
+      description: `kept the first and last lines of the ${tokens}-token ${what} in the last turn: ${tokens} → ${trimmedTokens} tokens`,
     });
   }
   return { messages: output, actions };
@@ -163,6 +226,7 @@ export function keepHeadAndTail(
   maxTokens: number,
   handle: string,
   count: (piece: string) => number,
+  subject: TrimmedSubject = 'output',
 ): string | undefined {
   const pieces = piecesOf(text);
   const headTokens = maxTokens * headShare;
@@ -186,8 +250,8 @@ export function keepHeadAndTail(
   const lineCount = middle.split('\n').length - (middle.endsWith('\n') ? 1 : 0);
   const marker =
     lineCount === 1 && !middle.endsWith('\n')
-      ? trimmedOutputMarker(middle.length, handle, 'character')
-      : trimmedOutputMarker(lineCount, handle);
+      ? trimmedOutputMarker(middle.length, handle, 'character', subject)
+      : trimmedOutputMarker(lineCount, handle, 'line', subject);
   // The marker on a line of its own.
   const before = headEnd === 0 || text[headEnd - 1] === '\n' ? '' : '\n';
   const after = tailStart === text.length ? '' : '\n';

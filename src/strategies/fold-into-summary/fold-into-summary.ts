@@ -3,7 +3,7 @@ import { hashText } from '../../internal/hash.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
 import { isOriginalRequest, typedRequest } from '../../messages/content.js';
-import type { IdentifiedMessage, JSONValue, Message } from '../../messages/types.js';
+import type { IdentifiedMessage, JSONValue, Message, Part } from '../../messages/types.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
@@ -429,14 +429,29 @@ function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): Identi
   return restored;
 }
 
-/** `message` with `map` applied to its texts (string content, text parts): itself when no text changes. */
+/**
+ * `message` with `map` applied to its texts (string content, text parts, the top-level string arguments of its
+ * tool calls, which the last-turn trim shortens): itself when no text changes.
+ */
 function withTexts(message: IdentifiedMessage, map: (text: string) => string): IdentifiedMessage {
   if (typeof message.content === 'string') {
     const text = map(message.content);
     return text === message.content ? message : ({ ...message, content: text } as IdentifiedMessage);
   }
-  if (!message.content.some((part) => part.type === 'text' && part.text.includes('h-'))) return message;
+  const mayName = (part: Part) =>
+    part.type === 'text'
+      ? part.text.includes('h-')
+      : part.type === 'tool-call' &&
+        Object.values(inputStrings(part.input)).some((text) => text.includes('h-'));
+  if (!message.content.some(mayName)) return message;
   const content = message.content.map((part) => {
+    if (part.type === 'tool-call' && mayName(part)) {
+      const strings = inputStrings(part.input);
+      const restored = Object.fromEntries(Object.entries(strings).map(([key, text]) => [key, map(text)]));
+      return Object.entries(restored).every(([key, text]) => text === strings[key])
+        ? part
+        : { ...part, input: { ...(part.input as object), ...restored } };
+    }
     if (part.type !== 'text') return part;
     const text = map(part.text);
     return text === part.text ? part : { ...part, text };
@@ -461,6 +476,14 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
     current = entry.content;
   }
   return current;
+}
+
+/** The string members of a tool call's input, when it is an object. */
+function inputStrings(input: unknown): Record<string, string> {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return {};
+  return Object.fromEntries(
+    Object.entries(input).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
