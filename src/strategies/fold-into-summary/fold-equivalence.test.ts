@@ -69,7 +69,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '06021d5d0fa7e95e7a762bba9e27da48',
+    result: '6791c2243ecbb85ebbc9d7a0860922cf',
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {

@@ -1,5 +1,5 @@
 import { InvalidMessageError } from '../../errors/index.js';
-import type { AssistantMessage, MessageMetadata } from '../../messages/types.js';
+import type { AssistantMessage, MessageMetadata, UserContentPart } from '../../messages/types.js';
 import type { ImportContext } from '../transcript-importer.js';
 import { fromOpenAIMessage } from './record-readers.js';
 import type { TranscriptBuilder } from './transcript-builder.js';
@@ -45,4 +45,43 @@ export function addNativeAssistant(
   }
   builder.assistant(message.content, metadata, { providerOptions: message.providerOptions });
   context.use();
+}
+
+/**
+ * The task of a harness whose template wraps the request: a lead-in before it (SWE-agent's "We're currently
+ * solving the following issue … ISSUE:") and standing instructions after it (SWE-agent's `INSTRUCTIONS:`,
+ * mini-swe-agent's `<instructions>`). Each found becomes a text part of its own around the request, marked as
+ * what came before the request (`metadata.requestPart`) and as the request's expansion
+ * (`metadata.expansionPart`): the summary's intent is then the request, not the template, and when the budget
+ * gives the task up the instructions go to the archive before the request does. The parts joined are `text`.
+ * `requestStart` must match the lead-in itself, `instructionsStart` the blank line before the instructions.
+ * Undefined when neither is found, or the request between them is blank.
+ */
+export function splitTaskTemplate(
+  text: string,
+  patterns: { requestStart?: RegExp; instructionsStart?: RegExp },
+):
+  | { content: UserContentPart[]; metadata: Pick<MessageMetadata, 'requestPart' | 'expansionPart'> }
+  | undefined {
+  const lead = patterns.requestStart?.exec(text);
+  const requestFrom = lead === null || lead === undefined ? 0 : lead.index + lead[0].length;
+  const instructions = patterns.instructionsStart?.exec(text.slice(requestFrom));
+  const requestTo =
+    instructions === null || instructions === undefined
+      ? text.length
+      : requestFrom + instructions.index + instructions[0].length;
+  if ((requestFrom === 0 && requestTo === text.length) || text.slice(requestFrom, requestTo).trim() === '')
+    return undefined;
+  const pieces = [text.slice(0, requestFrom), text.slice(requestFrom, requestTo), text.slice(requestTo)];
+  const content: UserContentPart[] = pieces
+    .filter((piece) => piece !== '')
+    .map((piece): UserContentPart => ({ type: 'text', text: piece }));
+  const requestPart = requestFrom > 0 ? 1 : 0;
+  return {
+    content,
+    metadata: {
+      ...(requestPart > 0 ? { requestPart } : {}),
+      ...(requestTo < text.length ? { expansionPart: requestPart + 1 } : {}),
+    },
+  };
 }

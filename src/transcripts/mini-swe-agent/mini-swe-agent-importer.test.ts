@@ -11,7 +11,7 @@ import {
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
 import { TranscriptImportError } from '../../errors/index.js';
-import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.js';
+import { messageText, toolCallsOf, toolResultsOf, typedRequest } from '../../messages/content.js';
 import type { AssistantMessage, ToolMessage } from '../../messages/types.js';
 import { repairMessages } from '../../messages/validate/index.js';
 import type { ImportOptions } from '../transcript-importer.js';
@@ -191,6 +191,31 @@ describe('miniSweAgentImporter.parse: runs that end abruptly and 2.x tool calls'
     });
     expect(context.stats.skipped).toStrictEqual({ 'empty-message': 1 });
     expect(metadata.extra?.exitStatus).toBe('LimitsExceeded');
+  });
+
+  it("keeps the task's standing instructions as its expansion, apart from the PR description", () => {
+    const task =
+      '<pr_description>\nThe kettle never whistles.\n</pr_description>\n\n<instructions>\n# Task Instructions\nOne command per reply.\n</instructions>';
+    const text = minimal([
+      { role: 'system', content: 'sys' },
+      { role: 'user', content: task },
+      { role: 'assistant', content: 'THOUGHT: look\n\n```bash\nls\n```' },
+      { role: 'user', content: '<returncode>0</returncode>\n<output>\nkettle.py\n</output>' },
+      { role: 'user', content: 'Please keep going.\n\n<instructions>\nnot a template\n</instructions>' },
+    ]);
+    const { messages } = importText(text);
+    expect(messages[1]!.metadata?.expansionPart).toBe(1);
+    expect(messages[1]!.content).toEqual([
+      { type: 'text', text: '<pr_description>\nThe kettle never whistles.\n</pr_description>\n\n' },
+      { type: 'text', text: '<instructions>\n# Task Instructions\nOne command per reply.\n</instructions>' },
+    ]);
+    expect(messageText(typedRequest(messages[1]!))).toBe(
+      '<pr_description>\nThe kettle never whistles.\n</pr_description>\n\n',
+    );
+    // Only the task is split: a later user message stays as written.
+    expect(messages.at(-1)!.content).toBe(
+      'Please keep going.\n\n<instructions>\nnot a template\n</instructions>',
+    );
   });
 
   it('ends validly on an action when the run simply stopped', () => {

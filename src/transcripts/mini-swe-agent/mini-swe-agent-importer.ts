@@ -7,11 +7,13 @@
  * stays plain text. The run ends with the submission (the final diff) as a user message. 2.x
  * (`mini-swe-agent-1.1`) may use native `tool_calls` with `tool` results and ends with an `exit` message; its
  * text mode fences actions as ```` ```mswea_bash_command ````. The action regex configured in the trajectory wins.
+ * The task's standing instructions (`<instructions>` after the PR description) are its second part, marked as
+ * the request's expansion (`splitTaskTemplate`).
  */
 
 import { isRecord } from '../../internal/json-shapes.js';
 import type { AssistantContentPart, MessageMetadata } from '../../messages/types.js';
-import { addNativeAssistant, addTextResult } from '../internal/builder-steps.js';
+import { addNativeAssistant, addTextResult, splitTaskTemplate } from '../internal/builder-steps.js';
 import {
   contentText,
   isoFromUnixSeconds,
@@ -31,6 +33,8 @@ const shellToolName = 'bash';
 /** First lines of the command output that end a run (1.x and 2.x spellings). */
 const submitMarkers = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
 const returnCodePattern = /^\s*<returncode>(-?\d+)<\/returncode>/;
+/** The blank line before the standing instructions of mini-swe-agent's task template. */
+const instructionsStart = /\n\n(?=<instructions>\n)/;
 
 type Loose = Record<string, unknown>;
 
@@ -230,6 +234,7 @@ function parse(text: string, context: ImportContext): ImportResult {
   });
   const timestamps: string[] = [];
   let firstModel: string | undefined;
+  let taskSeen = false;
   /** The text action of the previous assistant reply, which the next user message answers. */
   let awaiting: { toolCallId: string; command: string } | undefined;
 
@@ -288,7 +293,10 @@ function parse(text: string, context: ImportContext): ImportResult {
       } else if (text === '') {
         context.ignore('empty-message');
       } else {
-        builder.user(text, metadata);
+        const task = taskSeen ? undefined : splitTaskTemplate(text, { instructionsStart });
+        taskSeen = true;
+        if (task === undefined) builder.user(text, metadata);
+        else builder.user(task.content, { ...metadata, ...task.metadata });
         context.use();
       }
     } else if (role === 'assistant') {

@@ -10,7 +10,7 @@ import {
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
 import { TranscriptImportError } from '../../errors/index.js';
-import { toolCallsOf, toolResultsOf } from '../../messages/content.js';
+import { messageText, toolCallsOf, toolResultsOf, typedRequest } from '../../messages/content.js';
 import type { Message, ToolMessage } from '../../messages/types.js';
 import { repairMessages } from '../../messages/validate/index.js';
 import type { ImportOptions } from '../transcript-importer.js';
@@ -114,7 +114,14 @@ describe('sweAgentImporter.parse: a v0.x run', () => {
     expect(toolCallsOf(messages[6]!)[0]?.input).toStrictEqual({
       command: 'edit 2:2\nPITCH_HZ = 440  # A4 ♪\nend_of_edit',
     });
-    expect(messages[3]!.content).toContain('440 Hz (A4) ♪');
+    // The template's lead-in is a part before the request: the request is the issue.
+    expect(messages[3]!.metadata?.requestPart).toBe(1);
+    expect(messageText(typedRequest(messages[3]!))).toMatch(
+      /^The whistle plays at the wrong pitch .*440 Hz \(A4\) ♪/,
+    );
+    // Joined, the parts are the entry as the model read it.
+    const task = JSON.parse(fixture('submitted.traj')).history[3].content as string;
+    expect((messages[3]!.content as Array<{ text: string }>).map((part) => part.text).join('')).toBe(task);
   });
 
   it("answers the final submit, whose observation never reached the history, with the trajectory's last step", () => {

@@ -9,7 +9,8 @@
  * ran the same command (`submit` and its diff, most often); otherwise the call is left without a result.
  * Demonstrations (`is_demo`) were text the model read, never calls. 1.x histories with function calling carry
  * OpenAI `tool_calls` and `tool` entries with `tool_call_ids`. Entries of other agents than the first (v0.x
- * subroutines) are sidechains.
+ * subroutines) are sidechains. The task's template lead-in (up to `ISSUE:`) and standing instructions
+ * (`INSTRUCTIONS:` after the issue or challenge) are parts of their own around the request (`splitTaskTemplate`).
  */
 
 import { isRecord } from '../../internal/json-shapes.js';
@@ -20,7 +21,7 @@ import type {
   Message,
   MessageMetadata,
 } from '../../messages/types.js';
-import { addNativeAssistant, addTextResult } from '../internal/builder-steps.js';
+import { addNativeAssistant, addTextResult, splitTaskTemplate } from '../internal/builder-steps.js';
 import { contentText, notTheFormat, readJsonDocument } from '../internal/record-readers.js';
 import { createTranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
@@ -82,6 +83,16 @@ const trajectoryKeyPattern = /[{,]\s*"trajectory"\s*:\s*\[/;
 const trajectoryFirstPattern =
   /^\s*\{\s*(?:"environment"\s*:\s*"(?:[^"\\]|\\.)*"\s*,\s*)?"trajectory"\s*:\s*\[/;
 const stepKeysPattern = /[{,]\s*"observation"\s*:/;
+/**
+ * SWE-agent's task templates: the issue template's lead-in (`… Here's the issue text:` then `ISSUE:`), and the
+ * blank line before the standing instructions of its issue and CTF templates.
+ */
+const taskTemplate = {
+  requestStart:
+    /^We're currently solving the following issue within our repository\. Here's the issue text:\s*\nISSUE:\n/,
+  instructionsStart: /\n\n(?=INSTRUCTIONS:\n)/,
+};
+
 /** A history entry's `message_type` as SWE-agent writes it (its demonstrations are histories alone). */
 const messageTypePattern =
   /[{,]\s*"message_type"\s*:\s*"(?:system_prompt|observation|action|thought|demonstration|user)"/;
@@ -189,6 +200,7 @@ function importEntries(
   const awaiting = new Map<string | undefined, string>();
   /** The main agent's last entry when it was a call: the one the trajectory's last step may answer. */
   let lastCall: { toolCallId: string; command: string } | undefined;
+  let taskSeen = false;
 
   for (const { record, raw } of entries) {
     const agent = typeof raw.agent === 'string' ? raw.agent : undefined;
@@ -227,7 +239,10 @@ function importEntries(
         } else if (text === '') {
           context.ignore('empty-message');
         } else {
-          builder.user(text, metadata);
+          const task = demo || taskSeen ? undefined : splitTaskTemplate(text, taskTemplate);
+          if (!demo) taskSeen = true;
+          if (task === undefined) builder.user(text, metadata);
+          else builder.user(task.content, { ...metadata, ...task.metadata });
           context.use();
         }
         break;
