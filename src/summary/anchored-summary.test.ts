@@ -688,6 +688,17 @@ describe('renderAnchoredSummary', () => {
     expect(text).toContain('## Excerpts (verbatim)\n- Fixes #365: notes showed "No content"');
   });
 
+  it("does not repeat an error's message among the command results", () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 6;
+    const error = 'sqlite3.OperationalError: no such table: annotations_publisher';
+    summary.errors.push(`\`${error}\` (from python reproduce_issue.py, 2×)`);
+    summary.results.push(error, 'Ran 82 tests in 0.094s');
+    const text = renderAnchoredSummary(summary);
+    expect(text.split(error).length - 1).toBe(1);
+    expect(text).toContain('## Command results (verbatim)\n- Ran 82 tests in 0.094s');
+  });
+
   it('keeps the most salient and specific lines of a capped section, once per shape, in their order', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 2;

@@ -147,10 +147,13 @@ function allLines(section: FittedSection, shownElsewhere: ReadonlySet<number> | 
   };
 }
 
-/** What a line says, without its bullet and the code span around it (and a command's `→ status`). */
+/**
+ * What a line says, without its bullet and the code span around it (and a command's `→ status`, an error's
+ * `(from …)`).
+ */
 function lineCore(line: string): string {
   const bare = line.startsWith('- ') ? line.slice(2) : line;
-  const span = /^`([^`]+)`(?: → [^`]*)?$/.exec(bare);
+  const span = /^`([^`]+)`(?: → [^`]*| \(from .*\))?$/.exec(bare);
   return (span?.[1] ?? bare).trim();
 }
 

@@ -57,19 +57,19 @@ function compactDigests(text: string, file: string, share: number): { result: st
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: 'acba344b0cde1f3bcb51ee88dd8d67e9', archive: 'e464e599f970f427837e6c57fa5bc806' },
-  '0.1': { result: 'f39900d4720b76a3147ffde1d5c5b23b', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: 'c0c654963690650159d454a95c3deb0e', archive: 'eea0a53391973ca2c4512367f6f40651' },
-  '0.2': { result: 'ca112802d51ead1994111aec757dd324', archive: 'f30750e096e5882c542ec89eb7c72e94' },
-  '0.3': { result: '4683d809b436cc4cd6f4b2031368dea5', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
+  '0.1': { result: '9d2857aa13d44993b5e9989dd3a2cf0e', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
+  '0.15': { result: '4d5470491a04b0f788e7513ce680866e', archive: 'eea0a53391973ca2c4512367f6f40651' },
+  '0.2': { result: '70e91d8e6b3b47733d1652980908b298', archive: 'f30750e096e5882c542ec89eb7c72e94' },
+  '0.3': { result: '7a2e277dadf0f30276c92d0e2d3deefc', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'cd49711370924c9d246dfa0ba0ba8fe2',
+    result: '4addaebec11805ca5b1c78e529a87d42',
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '6791c2243ecbb85ebbc9d7a0860922cf',
+    result: '42a99c840da577a2624eba3b4dfa832b',
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
