@@ -231,6 +231,19 @@ function enrich(message: Message, choice: number, seed: number): Message {
     part.type === 'text' && index === 0 ? { ...part, text: decorate(part.text) } : part,
   );
   if (choice === 3) content.unshift({ type: 'reasoning', text: bigText(seed, 15, false) });
+  // A call that writes a long file: a long string argument beside its short ones.
+  if (choice === 4)
+    return {
+      ...message,
+      content: content.map((part) =>
+        part.type === 'tool-call'
+          ? {
+              ...part,
+              input: { ...(part.input as object), content: bigText(seed, 20 + (seed % 5) * 60, false) },
+            }
+          : part,
+      ),
+    };
   return { ...message, content };
 }
 
@@ -253,8 +266,8 @@ function withExample(message: Message & { role: 'user' }, seed: number): Message
 
 /**
  * Valid conversations (sometimes ending in pending tool calls) with big tool outputs (plain, with a
- * traceback, pretty JSON, JSON values), filler, `<think>` spans, reasoning parts and worked examples in front of
- * user requests mixed in.
+ * traceback, pretty JSON, JSON values), long tool-call arguments, filler, `<think>` spans, reasoning parts and
+ * worked examples in front of user requests mixed in.
  */
 export function richConversation(maxTurns = 5): fc.Arbitrary<Message[]> {
   return fc

@@ -833,6 +833,7 @@ describe('compact', () => {
     let metBudget = 0;
     let examplesArchived = 0;
     let lastTurnsTrimmed = 0;
+    let argumentsTrimmed = 0;
     fc.assert(
       fc.property(
         richConversation(6),
@@ -847,6 +848,7 @@ describe('compact', () => {
           if (result.report.actions.some((action) => action.type === 'stub-demonstration'))
             examplesArchived++;
           if (result.report.actions.some((action) => action.type === 'trim-tool-output')) lastTurnsTrimmed++;
+          if (result.report.actions.some((action) => action.type === 'trim-tool-input')) argumentsTrimmed++;
           expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
           expect(result.report.tokensAfter).toBe(countOf(result.messages));
           expect(result.report.withinBudget).toBe(result.report.tokensAfter <= budgetTokens);
@@ -885,6 +887,8 @@ describe('compact', () => {
     expect(examplesArchived).toBeGreaterThan(20);
     // The share rule trims the last turn's outputs in a good part of them (about a fifth).
     expect(lastTurnsTrimmed).toBeGreaterThan(20);
+    // And the long arguments of its calls (a file it wrote) in some.
+    expect(argumentsTrimmed).toBeGreaterThan(10);
   });
 });
 
