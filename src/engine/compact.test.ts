@@ -192,6 +192,31 @@ function readingALongLog(log: string | ToolResultOutput): { input: Message[]; bu
   return { input, budgetTokens: countOf(ids.filter((message) => lastTurn.has(message.id))) - 10 };
 }
 
+/**
+ * Compacts `input` under `budgetTokens` and checks what every last-turn trim must hold: the budget met with the
+ * configured preservation, exactly one trim of `type`, the preserved messages identical but for it, handles that
+ * expand, and nothing left to do on a second run. Returns the result, its archive and the trim.
+ */
+function compactWithOneTrim(
+  input: Message[],
+  budgetTokens: number,
+  type: 'trim-tool-output' | 'trim-tool-input',
+): { result: CompactResult; archive: ArchiveStore; trim: CompactResult['report']['actions'][number] } {
+  const { result, archive } = run(input, { budgetTokens });
+  expect(result.report.withinBudget).toBe(true);
+  // The task and the last turn stay: only the long text's middle went.
+  expect(result.report.relaxedPreservation).toBeUndefined();
+  const trims = result.report.actions.filter((action) => action.type === type);
+  expect(trims).toHaveLength(1);
+  expectPreservedIdentical(input, result);
+  expectHandlesExpand(input, result, archive);
+  // Compacting again changes nothing (a trimmed text is not trimmed again).
+  const again = compact(result.messages, { accountant, budgetTokens, archive });
+  expect(again.messages).toEqual(result.messages);
+  expect(again.report.actions).toEqual([]);
+  return { result, archive, trim: trims[0]! };
+}
+
 describe('compact', () => {
   it('meets a feasible budget on an agent session with one task and keeps preserved messages', () => {
     const input = agentSession();
@@ -448,29 +473,19 @@ describe('compact', () => {
   it("trims the last turn's largest output to its first and last lines when the turn takes more than its share", () => {
     const log = `${logLines(8, 120)}\nexit code 1`;
     const { input, budgetTokens } = readingALongLog(log);
-    const { result, archive } = run(input, { budgetTokens });
-    expect(result.report.withinBudget).toBe(true);
-    expect(result.report.relaxedPreservation).toBeUndefined();
-    const trims = result.report.actions.filter((action) => action.type === 'trim-tool-output');
-    expect(trims).toHaveLength(1);
+    const { result, archive, trim } = compactWithOneTrim(input, budgetTokens, 'trim-tool-output');
     const output = (result.messages.at(-1)!.content as Part[])[0]!;
     const value = output.type === 'tool-result' ? (output.output as { value: string }).value : '';
     // What the command printed first and how it ended are kept; the whole log is in the archive.
     expect(value.startsWith(log.split('\n').slice(0, 3).join('\n'))).toBe(true);
     expect(value.endsWith('exit code 1')).toBe(true);
-    expect(value).toContain(`of this output archived: ${trims[0]!.handle} …]`);
-    expect(archive.get(trims[0]!.handle!)?.content).toEqual({ type: 'text', value: log });
+    expect(value).toContain(`of this output archived: ${trim.handle} …]`);
+    expect(archive.get(trim.handle!)?.content).toEqual({ type: 'text', value: log });
     expect(result.warnings).toContainEqual(
       expect.objectContaining({
         message: expect.stringMatching(/^the last turn \(\d+ tokens\) would take more/),
       }),
     );
-    expectPreservedIdentical(input, result);
-    expectHandlesExpand(input, result, archive);
-    // Compacting again changes nothing (a trimmed output is not trimmed again).
-    const again = compact(result.messages, { accountant, budgetTokens, archive });
-    expect(again.messages).toEqual(result.messages);
-    expect(again.report.actions).toEqual([]);
     // Strict mode and a last turn that must stay whole are not trimmed.
     for (const options of [{ strict: true }, { lastTurnCompressible: false }]) {
       const whole = (() => {
@@ -494,23 +509,15 @@ describe('compact', () => {
       .tools([{ name: 'bash', input: { command: 'ls src' }, output: logLines(7, 10) }], 'Looking first.')
       .tools([{ name: 'Write', input: { file_path: 'src/settings.ts', content }, output: 'File created.' }])
       .build();
-    const budgetTokens = 3000;
-    const { result, archive } = run(input, { budgetTokens });
-    expect(result.report.withinBudget).toBe(true);
-    expect(result.report.relaxedPreservation).toBeUndefined();
-    const trims = result.report.actions.filter((action) => action.type === 'trim-tool-input');
-    expect(trims).toHaveLength(1);
+    const { result, archive, trim } = compactWithOneTrim(input, 3000, 'trim-tool-input');
     const call = (result.messages.at(-2)!.content as Part[]).find((part) => part.type === 'tool-call')!;
     const written =
       call.type === 'tool-call' ? (call.input as { file_path: string; content: string }) : undefined;
     expect(written?.file_path).toBe('src/settings.ts');
     expect(written?.content.startsWith(lines.slice(0, 5).join('\n'))).toBe(true);
     expect(written?.content.endsWith(lines.at(-1)!)).toBe(true);
-    expect(written?.content).toContain(`of this argument archived: ${trims[0]!.handle} …]`);
-    expect(archive.get(trims[0]!.handle!)?.content).toBe(content);
-    expectPreservedIdentical(input, result);
-    expectHandlesExpand(input, result, archive);
-    expect(compact(result.messages, { accountant, budgetTokens, archive }).messages).toEqual(result.messages);
+    expect(written?.content).toContain(`of this argument archived: ${trim.handle} …]`);
+    expect(archive.get(trim.handle!)?.content).toBe(content);
 
     // Later steps push the write out of the recent turns: the summary reads the whole file, not the trimmed one.
     const later = createConversationBuilder()
@@ -533,22 +540,13 @@ describe('compact', () => {
     }));
     const json: ToolResultOutput = { type: 'json', value: { rows, next: null } };
     const { input, budgetTokens } = readingALongLog(json);
-    const { result, archive } = run(input, { budgetTokens });
-    expect(result.report.withinBudget).toBe(true);
-    // The task and the last turn stay: only the output's middle went.
-    expect(result.report.relaxedPreservation).toBeUndefined();
-    const trims = result.report.actions.filter((action) => action.type === 'trim-tool-output');
-    expect(trims).toHaveLength(1);
+    const { result, archive, trim } = compactWithOneTrim(input, budgetTokens, 'trim-tool-output');
     const output = (result.messages.at(-1)!.content as Part[])[0]!;
     expect(output.type === 'tool-result' && output.output.type).toBe('text');
     const value = output.type === 'tool-result' ? toolOutputText(output.output) : '';
     expect(value.startsWith('{"rows":[{"id":0,"email":"user0@example.com","active":true}')).toBe(true);
     expect(value.endsWith('"next":null}')).toBe(true);
-    expect(archive.get(trims[0]!.handle!)?.content).toEqual(json);
-    expectPreservedIdentical(input, result);
-    expectHandlesExpand(input, result, archive);
-    const again = compact(result.messages, { accountant, budgetTokens, archive });
-    expect(again.messages).toEqual(result.messages);
+    expect(archive.get(trim.handle!)?.content).toEqual(json);
   });
 
   it('says once when both share rules act: fewer turns kept, the last one with its long output trimmed', () => {

@@ -5,7 +5,7 @@ import { repairPlaceholders } from '../messages/validate/index.js';
 import type { StrategyAction } from '../strategies/strategy.js';
 import { recentTurnsStart } from '../strategies/strategy-support.js';
 import type { TokenAccountant } from '../tokens/index.js';
-import { trimLastTurnOutputs } from './trim-last-turn.js';
+import { trimLastTurnTexts } from './trim-last-turn.js';
 
 /**
  * What compaction keeps byte-identical (the system prompt, the task, pinned messages, the recent turns) and how
@@ -131,8 +131,9 @@ export function recentTurnsThatFit(
 
 /**
  * Over budget, the last turn too may take at most `recentTurnsMaxShare` of the room that the system prompt,
- * pinned messages and the task leave: past it, its largest tool outputs keep their first and last lines (see
- * `trimLastTurnOutputs`), so that the summary keeps some room when the step in flight read a long output.
+ * pinned messages and the task leave: past it, its largest tool outputs and call arguments keep their first and
+ * last lines (see `trimLastTurnTexts`), so that the summary keeps some room when the step in flight read a long
+ * output or wrote a long file.
  * Undefined when it is within its share, in strict mode, or where the last turn must stay whole
  * (`lastTurnCompressible: false`, `keepRecentTurns: 0` or `recentTurnsMaxShare: 1`).
  */
@@ -150,7 +151,7 @@ export function trimmedLastTurn(
   const allowedTokens = Math.floor(recentTurnsMaxShare * room);
   if (lastTurnTokens <= allowedTokens) return undefined;
   const lastTurnIds = recent.recentIds(1);
-  const trimmed = trimLastTurnOutputs(messages, lastTurnIds, lastTurnTokens - allowedTokens, settings);
+  const trimmed = trimLastTurnTexts(messages, lastTurnIds, lastTurnTokens - allowedTokens, settings);
   const trims = trimmed.actions.length;
   if (trims === 0) return undefined;
   const outputs = trimmed.actions.filter((action) => action.type === 'trim-tool-output').length;

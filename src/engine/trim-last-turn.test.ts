@@ -5,12 +5,7 @@ import { expand } from '../archive/expand.js';
 import { assignIds } from '../messages/ids.js';
 import type { IdentifiedMessage, Part } from '../messages/types.js';
 import { createTokenAccountant } from '../tokens/index.js';
-import {
-  keepHeadAndTail,
-  minTrimmedOutputTokens,
-  trimLastTurnOutputs,
-  trimmedOutputMarker,
-} from './trim-last-turn.js';
+import { keepHeadAndTail, minTrimmedTokens, trimLastTurnTexts, trimmedTextMarker } from './trim-last-turn.js';
 
 const accountant = createTokenAccountant();
 const count = (text: string) => accountant.countText(text);
@@ -62,7 +57,7 @@ describe('keepHeadAndTail', () => {
     expect(text.endsWith(tail!)).toBe(true);
     expect(tail!.endsWith('exit code 1')).toBe(true);
     const cut = text.split('\n').length - head!.split('\n').length - tail!.split('\n').length;
-    expect(trimmed).toContain(trimmedOutputMarker(cut, handle));
+    expect(trimmed).toContain(trimmedTextMarker(cut, handle));
     // About the tokens asked for (the marker costs ~20 more), head before tail.
     expect(count(trimmed)).toBeLessThanOrEqual(300 + 25);
     expect(count(head!)).toBeGreaterThan(count(tail!));
@@ -111,13 +106,13 @@ describe('keepHeadAndTail', () => {
   });
 });
 
-describe('trimLastTurnOutputs', () => {
+describe('trimLastTurnTexts', () => {
   it('trims the largest outputs first until the excess is saved, each expandable to the original', () => {
     const messages = lastTurn(log(300, 'big'), log(120, 'medium'), log(5, 'small'));
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
     const big = count(outputValue(messages[2]!, 0));
-    const result = trimLastTurnOutputs(messages, ids, big - 400, { accountant, archive });
+    const result = trimLastTurnTexts(messages, ids, big - 400, { accountant, archive });
     expect(result.actions).toHaveLength(1);
     const [action] = result.actions;
     expect(action).toMatchObject({
@@ -133,10 +128,9 @@ describe('trimLastTurnOutputs', () => {
     expect(expand(archive, action!.handle!).content).toEqual({ type: 'text', value: log(300, 'big') });
 
     // A larger excess trims the next largest too, never below the floor.
-    const more = trimLastTurnOutputs(messages, ids, big * 3, { accountant, archive });
+    const more = trimLastTurnTexts(messages, ids, big * 3, { accountant, archive });
     expect(more.actions).toHaveLength(2);
-    for (const trim of more.actions)
-      expect(trim.tokensAfter).toBeGreaterThanOrEqual(minTrimmedOutputTokens - 30);
+    for (const trim of more.actions) expect(trim.tokensAfter).toBeGreaterThanOrEqual(minTrimmedTokens - 30);
     expect(outputValue(more.messages[2]!, 2)).toBe(log(5, 'small'));
   });
 
@@ -149,14 +143,14 @@ describe('trimLastTurnOutputs', () => {
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
     expect(
-      trimLastTurnOutputs(messages, new Set([messages[0]!.id]), 5000, { accountant, archive }).actions,
+      trimLastTurnTexts(messages, new Set([messages[0]!.id]), 5000, { accountant, archive }).actions,
     ).toEqual([]);
     // Saving a few lines is not worth a marker.
-    expect(trimLastTurnOutputs(messages, ids, 60, { accountant, archive }).actions).toEqual([]);
+    expect(trimLastTurnTexts(messages, ids, 60, { accountant, archive }).actions).toEqual([]);
     // Trimmed to ~1000 tokens, it is not trimmed again under a tighter budget (compacting again changes nothing).
-    const once = trimLastTurnOutputs(messages, ids, count(log(300)) - 1000, { accountant, archive });
+    const once = trimLastTurnTexts(messages, ids, count(log(300)) - 1000, { accountant, archive });
     expect(once.actions).toHaveLength(1);
-    const twice = trimLastTurnOutputs(once.messages, ids, 50_000, { accountant, archive });
+    const twice = trimLastTurnTexts(once.messages, ids, 50_000, { accountant, archive });
     expect(twice.actions).toEqual([]);
     expect(twice.messages).toEqual(once.messages);
     // The image is the same part as before.
@@ -170,7 +164,7 @@ describe('trimLastTurnOutputs', () => {
     const messages = lastTurn(json, failure as never);
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
-    const result = trimLastTurnOutputs(messages, ids, 50_000, { accountant, archive });
+    const result = trimLastTurnTexts(messages, ids, 50_000, { accountant, archive });
     expect(result.actions).toHaveLength(2);
     const [first, second] = (result.messages[2]!.content as Part[]).map((part) =>
       part.type === 'tool-result' ? part.output : undefined,
@@ -185,7 +179,7 @@ describe('trimLastTurnOutputs', () => {
     expect(expand(archive, handles[0]!).content).toEqual(json);
     expect(expand(archive, handles[1]!).content).toEqual(failure);
     // A trimmed JSON output is text with a marker now: never trimmed again.
-    expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+    expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 
   it("trims the longest string argument of a call in place, counted as the call's JSON counts it", () => {
@@ -219,7 +213,7 @@ describe('trimLastTurnOutputs', () => {
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
     const before = accountant.countMessage(messages[1]!);
-    const result = trimLastTurnOutputs(messages, ids, before - 600, { accountant, archive });
+    const result = trimLastTurnTexts(messages, ids, before - 600, { accountant, archive });
     expect(result.actions).toHaveLength(1);
     const [action] = result.actions;
     expect(action).toMatchObject({ type: 'trim-tool-input', strategy: 'recent-turns-share' });
@@ -239,7 +233,7 @@ describe('trimLastTurnOutputs', () => {
     expect(after).toBeLessThanOrEqual(600 + 30);
     // The result is the same object; trimmed once, never again.
     expect(result.messages[2]).toBe(messages[2]);
-    expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+    expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 
   it('trims the largest text of a content output in place, next to its images', () => {
@@ -250,7 +244,7 @@ describe('trimLastTurnOutputs', () => {
     const messages = lastTurn(output as never);
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
-    const result = trimLastTurnOutputs(messages, ids, count(tree.text) - 500, { accountant, archive });
+    const result = trimLastTurnTexts(messages, ids, count(tree.text) - 500, { accountant, archive });
     expect(result.actions).toHaveLength(1);
     const part = (result.messages[2]!.content as Part[])[0]!;
     const trimmed = part.type === 'tool-result' ? part.output : undefined;
@@ -259,6 +253,6 @@ describe('trimLastTurnOutputs', () => {
     expect(items[2]!.text).toContain(`of this output archived: ${result.actions[0]!.handle} …]`);
     expect(items[2]!.text!.startsWith(log(400, 'node').split('\n')[0]!)).toBe(true);
     expect(expand(archive, result.actions[0]!.handle!).content).toEqual(output);
-    expect(trimLastTurnOutputs(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+    expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 });

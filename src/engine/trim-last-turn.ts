@@ -10,19 +10,19 @@ import type {
 import type { StrategyAction } from '../strategies/strategy.js';
 import type { TokenAccountant } from '../tokens/index.js';
 
-/** The name trimmed outputs are archived and reported under. */
+/** The name trimmed texts are archived and reported under. */
 export const trimStrategyName = 'recent-turns-share';
 
-/** Tokens a trimmed output keeps at least: its command's first lines and its exit status. */
-export const minTrimmedOutputTokens = 200;
+/** Tokens a trimmed text keeps at least: a command's first lines and its exit status, a file's head and tail. */
+export const minTrimmedTokens = 200;
 
-/** A cut that would save fewer tokens leaves the output whole: a few lines are not worth a marker. */
+/** A cut that would save fewer tokens leaves the text whole: a few lines are not worth a marker. */
 const minSavedTokens = 100;
 
-/** Share of a trimmed output's tokens kept from its start; the rest from its end. */
+/** Share of a trimmed text's tokens kept from its start; the rest from its end. */
 const headShare = 0.65;
 
-/** Longest piece a trimmed output is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
+/** Longest piece a trimmed text is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
 const maxPieceChars = 200;
 
 /** What a trimmed text was: a tool's output, or an argument of the call (a file the agent wrote, say). */
@@ -32,7 +32,7 @@ type TrimmedSubject = 'output' | 'argument';
  * What the middle of a trimmed text becomes; `expand` gives the whole original back. A middle within one line
  * (of minified JSON, say) is counted in characters.
  */
-export function trimmedOutputMarker(
+export function trimmedTextMarker(
   count: number,
   handle: string,
   unit: 'line' | 'character' = 'line',
@@ -101,7 +101,7 @@ interface Candidate {
   original: { kind: 'tool-output'; content: ToolResultOutput } | { kind: 'text'; content: string };
 }
 
-/** The texts of the last turn's parts worth trimming (above `minTrimmedOutputTokens`), none trimmed already. */
+/** The texts of the last turn's parts worth trimming (above `minTrimmedTokens`), none trimmed already. */
 function candidatesOf(
   messages: readonly IdentifiedMessage[],
   lastTurnIds: ReadonlySet<string>,
@@ -115,7 +115,7 @@ function candidatesOf(
         ? (piece: string) => accountant.countText(JSON.stringify(piece))
         : (piece: string) => accountant.countText(piece);
     const tokens = measure(candidate.text);
-    if (tokens > minTrimmedOutputTokens) candidates.push({ ...candidate, measure, tokens });
+    if (tokens > minTrimmedTokens) candidates.push({ ...candidate, measure, tokens });
   };
   messages.forEach((message, index) => {
     if (!lastTurnIds.has(message.id) || typeof message.content === 'string') return;
@@ -167,12 +167,12 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * `excessTokens` are saved: each keeps its first and last lines (what a command printed first, and how it ended:
  * the exit status, the final error, the summary line; a written file's head and tail) and its middle becomes a
  * marker naming the archived original (see `trimmableTexts` for JSON and content outputs; of a call, its
- * top-level string arguments). No text is cut below `minTrimmedOutputTokens` or for less than `minSavedTokens`,
+ * top-level string arguments). No text is cut below `minTrimmedTokens` or for less than `minSavedTokens`,
  * one text per part at most, and a part trimmed already is left as it is, so compacting again changes nothing.
  * Text, reasoning, images and files are left alone; messages outside `lastTurnIds`, and those without a trimmed
  * part, are returned as they are.
  */
-export function trimLastTurnOutputs(
+export function trimLastTurnTexts(
   messages: readonly IdentifiedMessage[],
   lastTurnIds: ReadonlySet<string>,
   excessTokens: number,
@@ -186,7 +186,7 @@ export function trimLastTurnOutputs(
     const { index, partIndex, part, subject, text, tokens, original, measure } = candidate;
     if (excess <= 0) break;
     if (trimmedParts.has(part)) continue;
-    const keptTokens = Math.max(minTrimmedOutputTokens, tokens - excess);
+    const keptTokens = Math.max(minTrimmedTokens, tokens - excess);
     if (tokens - keptTokens < minSavedTokens) continue;
     const message = output[index]!;
     const handle = archiveHandle(original.kind, original.content);
@@ -219,7 +219,7 @@ export function trimLastTurnOutputs(
 
 /**
  * `text` cut to about `maxTokens`: its first pieces (lines, or slices of long lines) up to `headShare` of them,
- * its last pieces up to the rest, and `trimmedOutputMarker` for the middle. Undefined when nothing would be cut.
+ * its last pieces up to the rest, and `trimmedTextMarker` for the middle. Undefined when nothing would be cut.
  */
 export function keepHeadAndTail(
   text: string,
@@ -250,8 +250,8 @@ export function keepHeadAndTail(
   const lineCount = middle.split('\n').length - (middle.endsWith('\n') ? 1 : 0);
   const marker =
     lineCount === 1 && !middle.endsWith('\n')
-      ? trimmedOutputMarker(middle.length, handle, 'character', subject)
-      : trimmedOutputMarker(lineCount, handle, 'line', subject);
+      ? trimmedTextMarker(middle.length, handle, 'character', subject)
+      : trimmedTextMarker(lineCount, handle, 'line', subject);
   // The marker on a line of its own.
   const before = headEnd === 0 || text[headEnd - 1] === '\n' ? '' : '\n';
   const after = tailStart === text.length ? '' : '\n';
