@@ -234,6 +234,9 @@ describe('trimLastTurnTexts', () => {
     // The result is the same object; trimmed once, never again.
     expect(result.messages[2]).toBe(messages[2]);
     expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+    // A call without its result (awaiting approval, still to run) keeps its arguments whole.
+    const pending = messages.slice(0, 2);
+    expect(trimLastTurnTexts(pending, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 
   it('trims the largest text of a content output in place, next to its images', () => {

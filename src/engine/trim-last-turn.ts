@@ -1,5 +1,5 @@
 import { type ArchiveStore, archiveHandle } from '../archive/archive-store.js';
-import { toolOutputText } from '../messages/content.js';
+import { toolOutputText, toolResultsOf } from '../messages/content.js';
 import type {
   IdentifiedMessage,
   Part,
@@ -108,6 +108,11 @@ function candidatesOf(
   accountant: TokenAccountant,
 ): Candidate[] {
   const candidates: Candidate[] = [];
+  // A call without its result may still run (one awaiting approval, say) with the arguments the history holds:
+  // only the arguments of calls that ran are trimmed.
+  const answered = new Set(
+    messages.flatMap((message) => toolResultsOf(message).map((part) => part.toolCallId)),
+  );
   const add = (candidate: Omit<Candidate, 'tokens' | 'measure'>) => {
     // An argument is counted in the call's JSON, where its newlines and quotes are escaped.
     const measure =
@@ -134,7 +139,7 @@ function candidatesOf(
             replace: (trimmed) => ({ ...part, output: replace(trimmed) }),
             original: { kind: 'tool-output', content: part.output },
           });
-      } else if (part.type === 'tool-call' && isPlainObject(part.input)) {
+      } else if (part.type === 'tool-call' && answered.has(part.toolCallId) && isPlainObject(part.input)) {
         // The string arguments of the call (a file's content, a script): the call's name and shape stay.
         const input = part.input;
         const strings = Object.entries(input).filter(
