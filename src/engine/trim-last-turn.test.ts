@@ -239,6 +239,56 @@ describe('trimLastTurnTexts', () => {
     expect(trimLastTurnTexts(pending, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 
+  it("trims a nested argument (a MultiEdit's replacement) and a call's raw string input", () => {
+    const replacement = log(300, 'replaced');
+    const script = log(300, 'patched');
+    const messages = assignIds([
+      { role: 'user', content: 'Edit the module.' },
+      {
+        role: 'assistant',
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'edit-1',
+            toolName: 'MultiEdit',
+            input: { file_path: 'src/module.ts', edits: [{ old_string: 'a', new_string: replacement }] },
+          },
+          { type: 'tool-call', toolCallId: 'patch-1', toolName: 'apply_patch', input: script },
+        ],
+      },
+      {
+        role: 'tool',
+        content: [
+          {
+            type: 'tool-result',
+            toolCallId: 'edit-1',
+            toolName: 'MultiEdit',
+            output: { type: 'text', value: 'ok' },
+          },
+          {
+            type: 'tool-result',
+            toolCallId: 'patch-1',
+            toolName: 'apply_patch',
+            output: { type: 'text', value: 'ok' },
+          },
+        ],
+      },
+    ]);
+    const archive = createMemoryArchive();
+    const ids = new Set(messages.slice(1).map((message) => message.id));
+    const result = trimLastTurnTexts(messages, ids, 50_000, { accountant, archive });
+    expect(result.actions.map((action) => action.type)).toEqual(['trim-tool-input', 'trim-tool-input']);
+    const [edit, patch] = (result.messages[1]!.content as Part[]).map((part) =>
+      part.type === 'tool-call' ? part.input : undefined,
+    ) as [{ file_path: string; edits: Array<{ new_string: string }> }, string];
+    expect(edit.edits[0]!.new_string).toContain('of this argument archived: h-');
+    expect(edit.file_path).toBe('src/module.ts');
+    expect(patch).toContain('of this argument archived: h-');
+    const originals = result.actions.map((action) => expand(archive, action.handle!).content);
+    expect(originals.sort()).toEqual([replacement, script].sort());
+    expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+  });
+
   it('trims the largest text of a content output in place, next to its images', () => {
     const image = { type: 'image-url' as const, url: 'https://example.com/screen.png' };
     const tree = { type: 'text' as const, text: log(400, 'node') };

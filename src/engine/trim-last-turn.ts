@@ -1,4 +1,5 @@
 import { type ArchiveStore, archiveHandle } from '../archive/archive-store.js';
+import { stringLeaves, withStringLeaf } from '../internal/json-strings.js';
 import { toolOutputText, toolResultsOf } from '../messages/content.js';
 import type {
   IdentifiedMessage,
@@ -113,12 +114,11 @@ function candidatesOf(
   const answered = new Set(
     messages.flatMap((message) => toolResultsOf(message).map((part) => part.toolCallId)),
   );
-  const add = (candidate: Omit<Candidate, 'tokens' | 'measure'>) => {
-    // An argument is counted in the call's JSON, where its newlines and quotes are escaped.
-    const measure =
-      candidate.subject === 'argument'
-        ? (piece: string) => accountant.countText(JSON.stringify(piece))
-        : (piece: string) => accountant.countText(piece);
+  const add = (candidate: Omit<Candidate, 'tokens' | 'measure'>, inJson = false) => {
+    // An argument inside the call's JSON is counted there, its newlines and quotes escaped.
+    const measure = inJson
+      ? (piece: string) => accountant.countText(JSON.stringify(piece))
+      : (piece: string) => accountant.countText(piece);
     const tokens = measure(candidate.text);
     if (tokens > minTrimmedTokens) candidates.push({ ...candidate, measure, tokens });
   };
@@ -139,23 +139,24 @@ function candidatesOf(
             replace: (trimmed) => ({ ...part, output: replace(trimmed) }),
             original: { kind: 'tool-output', content: part.output },
           });
-      } else if (part.type === 'tool-call' && answered.has(part.toolCallId) && isPlainObject(part.input)) {
-        // The string arguments of the call (a file's content, a script): the call's name and shape stay.
-        const input = part.input;
-        const strings = Object.entries(input).filter(
-          (entry): entry is [string, string] => typeof entry[1] === 'string',
-        );
-        if (strings.some(([, text]) => markerPattern.test(text))) return;
-        for (const [key, text] of strings)
-          add({
-            index,
-            partIndex,
-            part,
-            subject: 'argument',
-            text,
-            replace: (trimmed) => ({ ...part, input: { ...input, [key]: trimmed } }),
-            original: { kind: 'text', content: text },
-          });
+      } else if (part.type === 'tool-call' && answered.has(part.toolCallId)) {
+        // The string arguments of the call, nested ones too (a file's content, a script, a MultiEdit's
+        // replacements): the call's name and the input's shape stay.
+        const strings = stringLeaves(part.input);
+        if (strings.some(({ text }) => markerPattern.test(text))) return;
+        for (const { path, text } of strings)
+          add(
+            {
+              index,
+              partIndex,
+              part,
+              subject: 'argument',
+              text,
+              replace: (trimmed) => ({ ...part, input: withStringLeaf(part.input, path, trimmed) }),
+              original: { kind: 'text', content: text },
+            },
+            path.length > 0,
+          );
       }
     });
   });
@@ -163,16 +164,12 @@ function candidatesOf(
   return candidates.sort((a, b) => b.tokens - a.tokens || a.index - b.index || a.partIndex - b.partIndex);
 }
 
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /**
  * The last turn with its largest tool outputs and tool-call arguments trimmed, largest first, until
  * `excessTokens` are saved: each keeps its first and last lines (what a command printed first, and how it ended:
  * the exit status, the final error, the summary line; a written file's head and tail) and its middle becomes a
- * marker naming the archived original (see `trimmableTexts` for JSON and content outputs; of a call, its
- * top-level string arguments). No text is cut below `minTrimmedTokens` or for less than `minSavedTokens`,
+ * marker naming the archived original (see `trimmableTexts` for JSON and content outputs; of a call, its string
+ * arguments, nested ones too). No text is cut below `minTrimmedTokens` or for less than `minSavedTokens`,
  * one text per part at most, and a part trimmed already is left as it is, so compacting again changes nothing.
  * Text, reasoning, images and files are left alone; messages outside `lastTurnIds`, and those without a trimmed
  * part, are returned as they are.

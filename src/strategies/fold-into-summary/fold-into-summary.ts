@@ -1,5 +1,6 @@
 import { type ArchiveEntry, type ArchiveStore, handlePattern } from '../../archive/archive-store.js';
 import { hashText } from '../../internal/hash.js';
+import { mapStringLeaves, someStringLeaf } from '../../internal/json-strings.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
 import { isOriginalRequest, typedRequest } from '../../messages/content.js';
@@ -430,8 +431,8 @@ function restoreTexts(message: IdentifiedMessage, archive: ArchiveStore): Identi
 }
 
 /**
- * `message` with `map` applied to its texts (string content, text parts, the top-level string arguments of its
- * tool calls, which the last-turn trim shortens): itself when no text changes.
+ * `message` with `map` applied to its texts (string content, text parts, the string arguments of its tool calls,
+ * which the last-turn trim shortens): itself when no text changes.
  */
 function withTexts(message: IdentifiedMessage, map: (text: string) => string): IdentifiedMessage {
   if (typeof message.content === 'string') {
@@ -441,16 +442,12 @@ function withTexts(message: IdentifiedMessage, map: (text: string) => string): I
   const mayName = (part: Part) =>
     part.type === 'text'
       ? part.text.includes('h-')
-      : part.type === 'tool-call' &&
-        Object.values(inputStrings(part.input)).some((text) => text.includes('h-'));
+      : part.type === 'tool-call' && someStringLeaf(part.input, (text) => text.includes('h-'));
   if (!message.content.some(mayName)) return message;
   const content = message.content.map((part) => {
     if (part.type === 'tool-call' && mayName(part)) {
-      const strings = inputStrings(part.input);
-      const restored = Object.fromEntries(Object.entries(strings).map(([key, text]) => [key, map(text)]));
-      return Object.entries(restored).every(([key, text]) => text === strings[key])
-        ? part
-        : { ...part, input: { ...(part.input as object), ...restored } };
+      const input = mapStringLeaves(part.input, map);
+      return input === part.input ? part : { ...part, input };
     }
     if (part.type !== 'text') return part;
     const text = map(part.text);
@@ -476,14 +473,6 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
     current = entry.content;
   }
   return current;
-}
-
-/** The string members of a tool call's input, when it is an object. */
-function inputStrings(input: unknown): Record<string, string> {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) return {};
-  return Object.fromEntries(
-    Object.entries(input).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
-  );
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
