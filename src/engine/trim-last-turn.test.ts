@@ -43,6 +43,37 @@ function lastTurn(...outputs: Array<string | { type: 'json'; value: unknown }>):
   ]);
 }
 
+/** A last turn whose calls (after `lead`, a text) have all run: each answered `ok`. */
+function answeredCalls(
+  lead: string,
+  ...calls: Array<{ toolName: string; input: unknown }>
+): IdentifiedMessage[] {
+  return assignIds([
+    { role: 'user', content: 'Change the module.' },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: lead },
+        ...calls.map(({ toolName, input }, index) => ({
+          type: 'tool-call' as const,
+          toolCallId: `call-${index}`,
+          toolName,
+          input,
+        })),
+      ],
+    },
+    {
+      role: 'tool',
+      content: calls.map(({ toolName }, index) => ({
+        type: 'tool-result' as const,
+        toolCallId: `call-${index}`,
+        toolName,
+        output: { type: 'text' as const, value: 'ok' },
+      })),
+    },
+  ]);
+}
+
 function outputValue(message: IdentifiedMessage, index = 0): string {
   const part = (message.content as Part[])[index]!;
   return part.type === 'tool-result' ? String((part.output as { value: unknown }).value) : '';
@@ -184,32 +215,10 @@ describe('trimLastTurnTexts', () => {
 
   it("trims the longest string argument of a call in place, counted as the call's JSON counts it", () => {
     const content = log(400, 'written');
-    const messages = assignIds([
-      { role: 'user', content: 'Write the module.' },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'Writing it.' },
-          {
-            type: 'tool-call',
-            toolCallId: 'write-1',
-            toolName: 'Write',
-            input: { file_path: 'src/module.ts', content, options: { mode: 'overwrite' } },
-          },
-        ],
-      },
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'write-1',
-            toolName: 'Write',
-            output: { type: 'text', value: 'File written.' },
-          },
-        ],
-      },
-    ]);
+    const messages = answeredCalls('Writing it.', {
+      toolName: 'Write',
+      input: { file_path: 'src/module.ts', content, options: { mode: 'overwrite' } },
+    });
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
     const before = accountant.countMessage(messages[1]!);
@@ -242,44 +251,20 @@ describe('trimLastTurnTexts', () => {
   it("trims a nested argument (a MultiEdit's replacement) and a call's raw string input", () => {
     const replacement = log(300, 'replaced');
     const script = log(300, 'patched');
-    const messages = assignIds([
-      { role: 'user', content: 'Edit the module.' },
+    const messages = answeredCalls(
+      'Editing it.',
       {
-        role: 'assistant',
-        content: [
-          {
-            type: 'tool-call',
-            toolCallId: 'edit-1',
-            toolName: 'MultiEdit',
-            input: { file_path: 'src/module.ts', edits: [{ old_string: 'a', new_string: replacement }] },
-          },
-          { type: 'tool-call', toolCallId: 'patch-1', toolName: 'apply_patch', input: script },
-        ],
+        toolName: 'MultiEdit',
+        input: { file_path: 'src/module.ts', edits: [{ old_string: 'a', new_string: replacement }] },
       },
-      {
-        role: 'tool',
-        content: [
-          {
-            type: 'tool-result',
-            toolCallId: 'edit-1',
-            toolName: 'MultiEdit',
-            output: { type: 'text', value: 'ok' },
-          },
-          {
-            type: 'tool-result',
-            toolCallId: 'patch-1',
-            toolName: 'apply_patch',
-            output: { type: 'text', value: 'ok' },
-          },
-        ],
-      },
-    ]);
+      { toolName: 'apply_patch', input: script },
+    );
     const archive = createMemoryArchive();
     const ids = new Set(messages.slice(1).map((message) => message.id));
     const result = trimLastTurnTexts(messages, ids, 50_000, { accountant, archive });
     expect(result.actions.map((action) => action.type)).toEqual(['trim-tool-input', 'trim-tool-input']);
-    const [edit, patch] = (result.messages[1]!.content as Part[]).map((part) =>
-      part.type === 'tool-call' ? part.input : undefined,
+    const [edit, patch] = (result.messages[1]!.content as Part[]).flatMap((part) =>
+      part.type === 'tool-call' ? [part.input] : [],
     ) as [{ file_path: string; edits: Array<{ new_string: string }> }, string];
     expect(edit.edits[0]!.new_string).toContain('of this argument archived: h-');
     expect(edit.file_path).toBe('src/module.ts');
