@@ -57,7 +57,8 @@ export interface CompactOptions {
    * When the preserved messages alone exceed the budget, the last turn may be compressed too, as the last
    * relaxation (its outputs become stubs with handles; when even that fails, the current request and the last
    * step are folded into the summary, unless a tool call in it awaits its result); and over its share of the
-   * room (`recentTurnsMaxShare`), its largest tool outputs may be trimmed to their first and last lines. Turn it
+   * room (`recentTurnsMaxShare`), its largest tool outputs and call arguments may be trimmed to their first and
+   * last lines. Turn it
    * off where the budget is a target below a hard limit and the step the model is acting on must stay whole
    * (the ContextManager allows it only on overflow).
    * @default true
@@ -70,9 +71,8 @@ export interface CompactOptions {
    * takes more (the step in flight read a long log or a large JSON result, or wrote a long file), its largest
    * tool outputs and tool-call string arguments keep their first and last lines (JSON as its text, images left
    * whole), the middle archived behind a marker (`trim-tool-output` and `trim-tool-input` actions, with a
-   * warning; a later fold reads the originals), unless
-   * `lastTurnCompressible` is false. 1 (or `strict`) keeps `keepRecentTurns` byte-identical whenever they fit
-   * the budget.
+   * warning; a later fold reads the originals), unless `lastTurnCompressible` is false. 1 (or `strict`) keeps
+   * `keepRecentTurns` byte-identical whenever they fit the budget.
    * @default 1/3
    */
   recentTurnsMaxShare?: number;

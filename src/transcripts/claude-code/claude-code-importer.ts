@@ -742,9 +742,12 @@ const localCommandOutput = /^\s*(?:<local-command-(stdout|stderr)>[\s\S]*?<\/loc
 /** Whether a user record is only Claude Code's interruption marker (`[Request interrupted by user…]`). */
 function isInterruptionOnly(content: string | readonly UserContentPart[]): boolean {
   const parts = typeof content === 'string' ? [{ type: 'text' as const, text: content }] : content;
-  return parts.every(
-    (part) => part.type === 'text' && /^\[Request interrupted by user[^\]\n]*\]$/.test(part.text.trim()),
-  );
+  return parts.every((part) => {
+    if (part.type !== 'text') return false;
+    const text = part.text.trim();
+    // The prefix, then the rest of the one bracketed marker (`]`, ` for tool use]`).
+    return text.startsWith(interruptionPrefix) && /^[^\]\n]*\]$/.test(text.slice(interruptionPrefix.length));
+  });
 }
 
 /**
