@@ -502,6 +502,52 @@ describe('compact', () => {
     }
   });
 
+  it("measures the last turn's share beside the task as the pipeline leaves it (its in-context example archived)", () => {
+    // OpenHands' shape: a long worked example merged in front of the request. The pipeline archives it, so the
+    // room beside the task is the request's; counted with the example, the room would read as none and the
+    // last turn would be trimmed to its floor.
+    const exampleText = `--- START OF EXAMPLE ---\n${logLines(3, 150)}\n--- END OF EXAMPLE ---`;
+    const request = 'Fix the flaky retry test in src/retry.ts.';
+    const builder = createConversationBuilder().system('You are a coding agent.').user(request);
+    for (let step = 0; step < 6; step++)
+      builder.tools([
+        { name: 'bash', input: { command: `npm test -- --run ${step}` }, output: logLines(step, 40) },
+      ]);
+    const [system, , ...session] = builder
+      .tools([{ name: 'bash', input: { command: 'npm test -- --verbose' }, output: logLines(9, 30) }])
+      .build();
+    const input: Message[] = [
+      system!,
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: exampleText },
+          { type: 'text', text: request },
+        ],
+        metadata: { requestPart: 1 },
+      },
+      ...session,
+    ];
+    const ids = assignIds(input);
+    const lastTurn = preservedMessageIds(ids, { keepRecentTurns: 1, preserveFirstUserMessage: false });
+    const lastTurnTokens = countOf(
+      ids.filter((message) => lastTurn.has(message.id) && message.role !== 'system'),
+    );
+    // The last turn is well within a third of the room beside the request, and above a third of what the
+    // example would leave.
+    const budgetTokens = countOf([system!, { role: 'user', content: request }]) + 4 * lastTurnTokens;
+    expect(budgetTokens).toBeLessThan(countOf(input.slice(0, 2)) + 3 * lastTurnTokens);
+    const { result } = run(input, { budgetTokens, keepRecentTurns: 1 });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.report.actions.map((action) => action.type)).toContain('stub-demonstration');
+    expect(result.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(false);
+    expectPreservedIdentical(input, result, 1);
+    // A pipeline that keeps the example leaves the room the example leaves: there the last turn is trimmed.
+    const strategies = defaultStrategies().filter((strategy) => strategy.name !== 'stub-demonstrations');
+    const keeping = run(input, { budgetTokens, keepRecentTurns: 1, strategies }).result;
+    expect(keeping.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(true);
+  });
+
   it("trims a long argument of the last turn's call (a file written) and folds the original later", () => {
     const lines = Array.from({ length: 900 }, (_, line) => `export const setting${line} = ${line};`);
     const content = lines.join('\n');

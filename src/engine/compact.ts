@@ -15,6 +15,7 @@ import {
   type StrategyResult,
   type StrategyWarning,
 } from '../strategies/strategy.js';
+import { stubDemonstrationsName } from '../strategies/stub-demonstrations/stub-demonstrations.js';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
 import { defaultStrategies } from './named-strategies.js';
 import {
@@ -455,6 +456,7 @@ interface CompactSettings {
   strict: boolean;
   lastTurnCompressible: boolean;
   recentTurnsMaxShare: number;
+  preamblesArchived: boolean;
 }
 
 function checkOptions(
@@ -514,5 +516,6 @@ function checkOptions(
     strict,
     lastTurnCompressible: lastTurnCompressible !== false,
     recentTurnsMaxShare,
+    preamblesArchived: strategies.some((strategy: AnyStrategy) => strategy.name === stubDemonstrationsName),
   };
 }

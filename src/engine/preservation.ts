@@ -1,5 +1,5 @@
 import type { ArchiveStore } from '../archive/archive-store.js';
-import { isOriginalRequest, systemPromptLength } from '../messages/content.js';
+import { isOriginalRequest, requestOnly, systemPromptLength } from '../messages/content.js';
 import type { IdentifiedMessage, Message } from '../messages/types.js';
 import { repairPlaceholders } from '../messages/validate/index.js';
 import type { StrategyAction } from '../strategies/strategy.js';
@@ -27,6 +27,11 @@ export interface PreservationSettings extends Preservation {
   strict: boolean;
   lastTurnCompressible: boolean;
   recentTurnsMaxShare: number;
+  /**
+   * Whether the pipeline archives what stands in front of a request (`stub-demonstrations`): then the room is
+   * measured without it, as the pipeline will leave the task.
+   */
+  preamblesArchived: boolean;
 }
 
 /**
@@ -64,7 +69,9 @@ export function preservedMessageIds(
 
 /**
  * The room the system prompt, pinned messages and the task leave in the budget (negative when they alone exceed
- * it), and what the last `turns` recent turns take of it: their ids (beside those) and their tokens.
+ * it), and what the last `turns` recent turns take of it: their ids (beside those) and their tokens. When the
+ * pipeline archives what stands in front of a request (an in-context example merged into the task), that is not
+ * counted: the room is what the pipeline's result will have.
  */
 function recentTurnsRoom(
   messages: readonly IdentifiedMessage[],
@@ -75,6 +82,10 @@ function recentTurnsRoom(
   recentIds: (turns: number) => Set<string>;
   recentTokens: (turns: number) => number;
 } {
+  // Pinned messages are left whole by every strategy, their preamble too.
+  const counted = settings.preamblesArchived
+    ? messages.map((message) => (message.metadata?.pinned === true ? message : requestOnly(message)))
+    : messages;
   const keptIds = new Map<number, Set<string>>();
   const kept = (turns: number) => {
     let ids = keptIds.get(turns);
@@ -86,7 +97,7 @@ function recentTurnsRoom(
   };
   const keptTokens = (turns: number) => {
     const ids = kept(turns);
-    return count(messages.filter((message) => ids.has(message.id)));
+    return count(counted.filter((message) => ids.has(message.id)));
   };
   const anchorTokens = keptTokens(0);
   return {

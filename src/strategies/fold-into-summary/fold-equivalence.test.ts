@@ -73,11 +73,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '1ec1cee1649f483feeab3973e6d7f662',
+    result: '288615d25c062ffe57a41677b6bd8384',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '41383d30096626da78017f172c3e0933',
+    result: 'd22a15672bde29104a8357fc6754d20d',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {

@@ -4,7 +4,9 @@ import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkCount, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
 
-const strategyName = 'stub-demonstrations';
+/** The strategy's name: a pipeline that has it archives what stands in front of the task (see the engine's room). */
+export const stubDemonstrationsName = 'stub-demonstrations';
+const strategyName = stubDemonstrationsName;
 
 /**
  * Archives what an agent framework put in front of the task and what it showed as a worked example, oldest
