@@ -58,8 +58,8 @@ function compactDigests(text: string, file: string, share: number): { result: st
 const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: 'acba344b0cde1f3bcb51ee88dd8d67e9', archive: 'e464e599f970f427837e6c57fa5bc806' },
   '0.1': { result: '9d2857aa13d44993b5e9989dd3a2cf0e', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: '4d5470491a04b0f788e7513ce680866e', archive: 'eea0a53391973ca2c4512367f6f40651' },
-  '0.2': { result: '70e91d8e6b3b47733d1652980908b298', archive: 'f30750e096e5882c542ec89eb7c72e94' },
+  '0.15': { result: '4d5470491a04b0f788e7513ce680866e', archive: '7d0cfb833c681c886ff4ffb49da37093' },
+  '0.2': { result: '70e91d8e6b3b47733d1652980908b298', archive: '3980bc304e027285c05ca834bdb7f8de' },
   '0.3': { result: '7a2e277dadf0f30276c92d0e2d3deefc', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 

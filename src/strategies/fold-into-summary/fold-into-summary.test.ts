@@ -222,6 +222,38 @@ describe('foldIntoSummary in compact', () => {
     expect(record.decisions.join('\n')).not.toContain('ECONNREFUSED');
   });
 
+  it('settles the room in a few rounds when the drop frees more than the reserve asked (turns go whole)', () => {
+    // Long turns: a drop for the summary's reserve frees a whole turn beyond it, and the record always wants its
+    // whole share (the hook lengthens it), so each round asks for a little more room than the last one freed.
+    const word = (index: number) => String.fromCharCode(97 + (index % 26), 97 + Math.floor(index / 26));
+    const builder = createConversationBuilder().system('You are an agent.').user('Port the CLI to Bun.');
+    for (let step = 0; step < 20; step++)
+      builder
+        .user(`Step ${step}: go on with the port.`)
+        .assistant(Array.from({ length: 20 }, (_, line) => `The ${word(line)} module builds.`).join(' '));
+    const input = builder.build();
+    const budgetTokens = Math.floor(countOf(input) * 0.32);
+    let rounds = 0;
+    // Distinct words, not numbers: lines that differ only in numbers are shown once.
+    const decisions = Array.from({ length: 400 }, (_, index) => `Keep the ${word(index)} adapter as is.`);
+    const strategy = foldIntoSummary(
+      {},
+      {
+        extendRecord: (_span, record) => {
+          rounds++;
+          return { ...record, decisions: [...record.decisions, ...decisions] };
+        },
+      },
+    );
+    const result = compact(input, { budgetTokens, ...engine, keepRecentTurns: 1, strategies: [strategy] });
+    expect(result.report.withinBudget).toBe(true);
+    const { message } = soleSummary(result.messages);
+    // The summary has its share of the budget (the default 65%) and it took a few rounds: creeping up a few
+    // tokens a round, the rounds ran out before a turn more was dropped (483 tokens, ten rounds).
+    expect(accountant.countMessage(message)).toBeGreaterThanOrEqual(Math.floor(budgetTokens * 0.65));
+    expect(rounds).toBeLessThanOrEqual(4);
+  });
+
   it('does nothing within budget and returns the same objects', () => {
     const messages = assignIds(uploadSession(2));
     const result = foldIntoSummary().apply(messages, {

@@ -103,8 +103,13 @@ export function foldIntoSummary(
       let result = foldOnce(context, planner, reserve, settings, maxRounds > 1);
       for (let round = 1; round < maxRounds; round++) {
         let nextReserve: number;
+        // Turns go whole, so the drop may have freed more than the reserve: any reserve up to the room it left
+        // drops the same turns again, and the next round asks for more than that room.
         if (result.wanted > result.room && reserve < summaryCap)
-          nextReserve = Math.min(summaryCap, Math.max(reserve + 1, reserve + result.wanted - result.room));
+          nextReserve = Math.min(
+            summaryCap,
+            Math.max(reserve + 1, reserve + result.wanted - result.room, result.room + 1),
+          );
         // Even the shrunk summary does not fit: drop more until it does or nothing more can go, so that a
         // second run finds nothing left to do (idempotence).
         else if (result.over > 0 && result.summaryTokens > 0) nextReserve = reserve + result.over;
