@@ -231,7 +231,8 @@ function enrich(message: Message, choice: number, seed: number): Message {
     part.type === 'text' && index === 0 ? { ...part, text: decorate(part.text) } : part,
   );
   if (choice === 3) content.unshift({ type: 'reasoning', text: bigText(seed, 15, false) });
-  // A call that writes a long file: a long string argument beside its short ones.
+  // A call that writes a long file: a long string argument beside its short ones; some also carry a long
+  // nested one (a MultiEdit's replacement), so that one call can have two texts to trim.
   if (choice === 4)
     return {
       ...message,
@@ -239,7 +240,17 @@ function enrich(message: Message, choice: number, seed: number): Message {
         part.type === 'tool-call'
           ? {
               ...part,
-              input: { ...(part.input as object), content: bigText(seed, 20 + (seed % 5) * 60, false) },
+              input: {
+                ...(part.input as object),
+                content: bigText(seed, 20 + (seed % 5) * 60, false),
+                ...(seed % 3 === 0
+                  ? {
+                      edits: [
+                        { old_string: 'a', new_string: bigText(seed + 7, 20 + (seed % 4) * 50, false) },
+                      ],
+                    }
+                  : {}),
+              },
             }
           : part,
       ),

@@ -10,6 +10,7 @@ import { fromOpenAI } from '../messages/convert/openai.js';
 import { assignIds } from '../messages/ids.js';
 import type { Conversation, IdentifiedMessage, Message, Part, ToolResultOutput } from '../messages/types.js';
 import { repairMessages, validateMessages } from '../messages/validate/index.js';
+import { foldIntoSummary } from '../strategies/fold-into-summary/fold-into-summary.js';
 import type { AsyncStrategy } from '../strategies/strategy.js';
 import {
   demonstrationStubPrefix,
@@ -141,40 +142,52 @@ function expectPreservedIdentical(
 
 /**
  * `kept` is `original` but for tool outputs and tool-call arguments of the last turn trimmed to their first and
- * last lines: the text of each such output (of a JSON output, its JSON text) or argument is a prefix of the
- * original's, the marker naming the archived original, and a suffix of the original's.
+ * last lines: each changed text (of an output, its text; of a JSON output, its JSON text; of a content output,
+ * a text item; of a call, a string argument) is a prefix of the original's, the marker naming the archived
+ * original, and a suffix of the original's.
  */
 function expectTrimmedOutputsOf(original: Message, kept: Message): void {
-  const originalParts = original.content as Part[];
   const keptParts = kept.content as Part[];
+  const originalParts = original.content as Part[];
   expect(keptParts).toHaveLength(originalParts.length);
   keptParts.forEach((part, index) => {
     const before = originalParts[index]!;
     if (JSON.stringify(part) === JSON.stringify(before)) return;
-    let value: string;
-    let originalValue: string;
+    // The texts that changed, each beside the original it came from.
+    let pairs: Array<[string, string]>;
     if (part.type === 'tool-result' && before.type === 'tool-result') {
       expect({ ...part, output: undefined }).toEqual({ ...before, output: undefined });
-      value = toolOutputText(part.output);
-      originalValue = toolOutputText(before.output);
+      if (part.output.type === 'content' && before.output.type === 'content') {
+        const items = before.output.value;
+        expect(part.output.value.map((item) => item.type)).toEqual(items.map((item) => item.type));
+        pairs = part.output.value.flatMap((item, itemIndex): Array<[string, string]> => {
+          const from = items[itemIndex]!;
+          return item.type === 'text' && from.type === 'text' && item.text !== from.text
+            ? [[item.text, from.text]]
+            : [];
+        });
+      } else pairs = [[toolOutputText(part.output), toolOutputText(before.output)]];
     } else if (part.type === 'tool-call' && before.type === 'tool-call') {
       expect({ ...part, input: undefined }).toEqual({ ...before, input: undefined });
-      // One string of the input changed, at the same place.
+      // Strings of the input changed in place: the same leaves, at the same paths.
       const keptLeaves = stringLeaves(part.input);
       const originalLeaves = stringLeaves(before.input);
       expect(keptLeaves.map((leaf) => leaf.path)).toEqual(originalLeaves.map((leaf) => leaf.path));
-      const changed = keptLeaves.filter((leaf, index) => leaf.text !== originalLeaves[index]!.text);
-      expect(changed).toHaveLength(1);
-      value = changed[0]!.text;
-      originalValue = originalLeaves[keptLeaves.indexOf(changed[0]!)]!.text;
-    } else throw new Error('only tool outputs and tool-call arguments are trimmed');
-    const match =
-      /^([\s\S]*?)\n?\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
-        value,
+      pairs = keptLeaves.flatMap(
+        (leaf, leafIndex): Array<[string, string]> =>
+          leaf.text === originalLeaves[leafIndex]!.text ? [] : [[leaf.text, originalLeaves[leafIndex]!.text]],
       );
-    expect(match, value).not.toBeNull();
-    expect(originalValue.startsWith(match![1]!)).toBe(true);
-    expect(originalValue.endsWith(match![2]!)).toBe(true);
+    } else throw new Error('only tool outputs and tool-call arguments are trimmed');
+    expect(pairs.length).toBeGreaterThan(0);
+    for (const [value, originalValue] of pairs) {
+      const match =
+        /^([\s\S]*?)\n?\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
+          value,
+        );
+      expect(match, value).not.toBeNull();
+      expect(originalValue.startsWith(match![1]!)).toBe(true);
+      expect(originalValue.endsWith(match![2]!)).toBe(true);
+    }
   });
 }
 
@@ -597,6 +610,41 @@ describe('compact', () => {
     expect(archive.get(trim.handle!)?.content).toEqual(json);
   });
 
+  it('trims the texts of a content output in place, and a later fold reads the output whole', () => {
+    // An MCP tool's result: a caption, an image and a long log as content items; the error is in the middle of
+    // the log of a failed run.
+    const lines = logLines(8, 240).split('\n');
+    lines[120] = 'Error: ENOSPC: no space left on device, write cache/part-137.bin';
+    const log = `${lines.join('\n')}\nexit code 1`;
+    const output: ToolResultOutput = {
+      type: 'content',
+      value: [
+        { type: 'text', text: 'Build log:' },
+        { type: 'image-url', url: 'https://example.com/build.png' },
+        { type: 'text', text: log },
+      ],
+    };
+    const { input, budgetTokens } = readingALongLog(output);
+    const { result, archive, trim } = compactWithOneTrim(input, budgetTokens, 'trim-tool-output');
+    expect(JSON.stringify(result.messages.at(-1))).not.toContain('ENOSPC');
+    expect(archive.get(trim.handle!)?.content).toEqual(output);
+
+    const later = createConversationBuilder()
+      .tools([{ name: 'bash', input: { command: 'df -h' }, output: logLines(9, 40) }], 'Checking the disk.')
+      .tools([{ name: 'bash', input: { command: 'npm run clean' }, output: logLines(10, 40) }], 'Cleaning.')
+      .build();
+    // Folded straight away (stubbing the output first would archive it whole), from the archive's original.
+    const folded = compact([...result.messages, ...later], {
+      accountant,
+      budgetTokens: 700,
+      archive,
+      strategies: [foldIntoSummary()],
+    });
+    const summary = folded.messages.find((message) => message.metadata?.origin === 'summary');
+    expect(JSON.stringify(summary?.content)).toContain('ENOSPC: no space left on device');
+    expect(JSON.stringify(summary?.content)).not.toContain('of this output archived');
+  });
+
   it('says once when both share rules act: fewer turns kept, the last one with its long output trimmed', () => {
     const builder = createConversationBuilder()
       .system('You are a coding agent.')
@@ -880,6 +928,7 @@ describe('compact', () => {
     let examplesArchived = 0;
     let lastTurnsTrimmed = 0;
     let argumentsTrimmed = 0;
+    let severalInOneCall = 0;
     fc.assert(
       fc.property(
         richConversation(6),
@@ -894,7 +943,12 @@ describe('compact', () => {
           if (result.report.actions.some((action) => action.type === 'stub-demonstration'))
             examplesArchived++;
           if (result.report.actions.some((action) => action.type === 'trim-tool-output')) lastTurnsTrimmed++;
-          if (result.report.actions.some((action) => action.type === 'trim-tool-input')) argumentsTrimmed++;
+          const argumentTrims = result.report.actions.filter((action) => action.type === 'trim-tool-input');
+          if (argumentTrims.length > 0) argumentsTrimmed++;
+          const trimmedCalls = argumentTrims.map(
+            (action) => /\(([^()]+)\) in the last turn/.exec(action.description)?.[1],
+          );
+          if (new Set(trimmedCalls).size < trimmedCalls.length) severalInOneCall++;
           expect(validateMessages(result.messages, { provider }).issues).toEqual([]);
           expect(result.report.tokensAfter).toBe(countOf(result.messages));
           expect(result.report.withinBudget).toBe(result.report.tokensAfter <= budgetTokens);
@@ -933,8 +987,9 @@ describe('compact', () => {
     expect(examplesArchived).toBeGreaterThan(20);
     // The share rule trims the last turn's outputs in a good part of them (about a fifth).
     expect(lastTurnsTrimmed).toBeGreaterThan(20);
-    // And the long arguments of its calls (a file it wrote) in some.
+    // And the long arguments of its calls (a file it wrote) in some, two of one call in a few.
     expect(argumentsTrimmed).toBeGreaterThan(10);
+    expect(severalInOneCall).toBeGreaterThan(0);
   });
 });
 

@@ -274,6 +274,60 @@ describe('trimLastTurnTexts', () => {
     expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
   });
 
+  it('trims several texts of one part when one is not enough (two replacements, two text items)', () => {
+    const first = log(300, 'first');
+    const second = log(250, 'second');
+    const messages = answeredCalls('Editing it.', {
+      toolName: 'MultiEdit',
+      input: {
+        file_path: 'src/module.ts',
+        edits: [
+          { old_string: 'a', new_string: first },
+          { old_string: 'b', new_string: second },
+        ],
+      },
+    });
+    const archive = createMemoryArchive();
+    const ids = new Set(messages.slice(1).map((message) => message.id));
+    const before = accountant.countMessage(messages[1]!);
+    // More than the larger replacement alone can give.
+    const result = trimLastTurnTexts(messages, ids, count(first) + 300, { accountant, archive });
+    expect(result.actions.map((action) => action.type)).toEqual(['trim-tool-input', 'trim-tool-input']);
+    const call = (result.messages[1]!.content as Part[])[1]!;
+    const { edits } = (call.type === 'tool-call' ? call.input : {}) as {
+      edits: Array<{ new_string: string }>;
+    };
+    for (const [index, action] of result.actions.entries()) {
+      expect(edits[index]!.new_string).toContain(`of this argument archived: ${action.handle} …]`);
+      expect(expand(archive, action.handle!).content).toBe([first, second][index]);
+    }
+    expect(before - accountant.countMessage(result.messages[1]!)).toBeGreaterThan(count(first) + 300 - 50);
+    expect(trimLastTurnTexts(result.messages, ids, 50_000, { accountant, archive }).actions).toEqual([]);
+
+    // Two long text items of one output: both trimmed in place, each marker naming the whole output.
+    const output = {
+      type: 'content' as const,
+      value: [
+        { type: 'text' as const, text: first },
+        { type: 'text' as const, text: second },
+      ],
+    };
+    const read = lastTurn(output as never);
+    const readIds = new Set(read.slice(1).map((message) => message.id));
+    const trimmed = trimLastTurnTexts(read, readIds, count(first) + 300, { accountant, archive });
+    expect(trimmed.actions).toHaveLength(2);
+    const part = (trimmed.messages[2]!.content as Part[])[0]!;
+    const items = (part.type === 'tool-result' ? part.output : { value: [] }) as {
+      value: Array<{ text: string }>;
+    };
+    for (const [index, item] of items.value.entries()) {
+      expect(item.text).toContain(`of this output archived: ${trimmed.actions[index]!.handle} …]`);
+      expect(item.text.startsWith([first, second][index]!.split('\n')[0]!)).toBe(true);
+    }
+    expect(expand(archive, trimmed.actions[1]!.handle!).content).toEqual(output);
+    expect(trimLastTurnTexts(trimmed.messages, readIds, 50_000, { accountant, archive }).actions).toEqual([]);
+  });
+
   it('trims the largest text of a content output in place, next to its images', () => {
     const image = { type: 'image-url' as const, url: 'https://example.com/screen.png' };
     const tree = { type: 'text' as const, text: log(400, 'node') };

@@ -45,24 +45,26 @@ export function trimmedTextMarker(
 const markerPattern = /\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]/;
 
 /**
- * A text of a tool output that can be trimmed, and the output with that text replaced: a text output itself; a
- * JSON output as its JSON text (the trimmed output is text, as a model reads JSON anyway); each text item of a
- * content output, in place (images and files beside it stay).
+ * A text of a tool output that can be trimmed, and how to replace it in the output as it stands (another of its
+ * texts may have been trimmed already): a text output itself; a JSON output as its JSON text (the trimmed output
+ * is text, as a model reads JSON anyway); each text item of a content output, in place (images and files beside
+ * it stay).
  */
 interface TrimmableText {
   text: string;
-  replace(trimmed: string): ToolResultOutput;
+  replace(current: ToolResultOutput, trimmed: string): ToolResultOutput;
 }
 
 function trimmableTexts(output: ToolResultOutput): TrimmableText[] {
   switch (output.type) {
     case 'text':
     case 'error-text':
-      return [{ text: output.value, replace: (trimmed) => ({ ...output, value: trimmed }) }];
+      // The output's one text: nothing else of it can have been trimmed.
+      return [{ text: output.value, replace: (_current, trimmed) => ({ ...output, value: trimmed }) }];
     case 'json':
     case 'error-json': {
       const type = output.type === 'json' ? 'text' : 'error-text';
-      return [{ text: toolOutputText(output), replace: (trimmed) => ({ type, value: trimmed }) }];
+      return [{ text: toolOutputText(output), replace: (_current, trimmed) => ({ type, value: trimmed }) }];
     }
     case 'content':
       return output.value.flatMap((item, itemIndex) =>
@@ -70,12 +72,15 @@ function trimmableTexts(output: ToolResultOutput): TrimmableText[] {
           ? [
               {
                 text: item.text,
-                replace: (trimmed: string): ToolResultOutput => ({
-                  ...output,
-                  value: output.value.map((other, index) =>
-                    index === itemIndex ? { ...item, text: trimmed } : other,
-                  ),
-                }),
+                replace: (current: ToolResultOutput, trimmed: string): ToolResultOutput =>
+                  current.type === 'content'
+                    ? {
+                        ...current,
+                        value: current.value.map((other, index) =>
+                          index === itemIndex ? { ...item, text: trimmed } : other,
+                        ),
+                      }
+                    : current,
               },
             ]
           : [],
@@ -89,16 +94,19 @@ function trimmableTexts(output: ToolResultOutput): TrimmableText[] {
 interface Candidate {
   index: number;
   partIndex: number;
-  /** The part it belongs to: one text of a part is trimmed at most. */
+  /** The part it belongs to, as the conversation held it. */
   part: ToolResultPart | ToolCallPart;
   subject: TrimmedSubject;
   text: string;
   /** Tokens of a piece of `text` as the accountant counts them where it stands (an argument, in its JSON). */
   measure(piece: string): number;
   tokens: number;
-  /** The part with the text trimmed. */
-  replace(trimmed: string): Part;
-  /** What the archive keeps: the whole output, or the argument's text (a fold puts it back by the marker). */
+  /** The part as it stands (another of its texts may be trimmed already) with this text trimmed. */
+  replace(current: Part, trimmed: string): Part;
+  /**
+   * What the archive keeps: the whole output as the conversation held it (each trimmed text of one output names
+   * it), or the argument's text (a fold puts it back by the marker).
+   */
   original: { kind: 'tool-output'; content: ToolResultOutput } | { kind: 'text'; content: string };
 }
 
@@ -136,7 +144,10 @@ function candidatesOf(
             part,
             subject: 'output',
             text,
-            replace: (trimmed) => ({ ...part, output: replace(trimmed) }),
+            replace: (current, trimmed) =>
+              current.type === 'tool-result'
+                ? { ...current, output: replace(current.output, trimmed) }
+                : current,
             original: { kind: 'tool-output', content: part.output },
           });
       } else if (part.type === 'tool-call' && answered.has(part.toolCallId)) {
@@ -152,7 +163,10 @@ function candidatesOf(
               part,
               subject: 'argument',
               text,
-              replace: (trimmed) => ({ ...part, input: withStringLeaf(part.input, path, trimmed) }),
+              replace: (current, trimmed) =>
+                current.type === 'tool-call'
+                  ? { ...current, input: withStringLeaf(current.input, path, trimmed) }
+                  : current,
               original: { kind: 'text', content: text },
             },
             path.length > 0,
@@ -169,8 +183,9 @@ function candidatesOf(
  * `excessTokens` are saved: each keeps its first and last lines (what a command printed first, and how it ended:
  * the exit status, the final error, the summary line; a written file's head and tail) and its middle becomes a
  * marker naming the archived original (see `trimmableTexts` for JSON and content outputs; of a call, its string
- * arguments, nested ones too). No text is cut below `minTrimmedTokens` or for less than `minSavedTokens`,
- * one text per part at most, and a part trimmed already is left as it is, so compacting again changes nothing.
+ * arguments, nested ones too; several texts of one part when one is not enough, a MultiEdit's replacements
+ * say). No text is cut below `minTrimmedTokens` or for less than `minSavedTokens`, and a part trimmed already
+ * is left as it is, so compacting again changes nothing.
  * Text, reasoning, images and files are left alone; messages outside `lastTurnIds`, and those without a trimmed
  * part, are returned as they are.
  */
@@ -182,12 +197,10 @@ export function trimLastTurnTexts(
 ): { messages: IdentifiedMessage[]; actions: StrategyAction[] } {
   const output = [...messages];
   const actions: StrategyAction[] = [];
-  const trimmedParts = new Set<Part>();
   let excess = excessTokens;
   for (const candidate of candidatesOf(messages, lastTurnIds, accountant)) {
     const { index, partIndex, part, subject, text, tokens, original, measure } = candidate;
     if (excess <= 0) break;
-    if (trimmedParts.has(part)) continue;
     const keptTokens = Math.max(minTrimmedTokens, tokens - excess);
     if (tokens - keptTokens < minSavedTokens) continue;
     const message = output[index]!;
@@ -197,9 +210,8 @@ export function trimLastTurnTexts(
     const trimmedTokens = measure(trimmed);
     if (trimmedTokens >= tokens) continue;
     archive.put({ ...original, messageIds: [message.id], strategy: trimStrategyName });
-    trimmedParts.add(part);
     const content = [...(message.content as Part[])];
-    content[partIndex] = candidate.replace(trimmed);
+    content[partIndex] = candidate.replace(content[partIndex]!, trimmed);
     output[index] = { ...message, content } as IdentifiedMessage;
     excess -= tokens - trimmedTokens;
     const what =

@@ -4,7 +4,7 @@ import { mapStringLeaves, someStringLeaf } from '../../internal/json-strings.js'
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
 import { isOriginalRequest, typedRequest } from '../../messages/content.js';
-import type { IdentifiedMessage, JSONValue, Message, Part } from '../../messages/types.js';
+import type { IdentifiedMessage, JSONValue, Message, Part, ToolResultOutput } from '../../messages/types.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
@@ -380,8 +380,7 @@ function restoreOriginals(
       return restoreTexts(restored, archive);
     const entries = restored.content.map((part) => {
       if (part.type !== 'tool-result') return undefined;
-      const value = (part.output as { value?: unknown }).value;
-      const handle = typeof value === 'string' ? archivedHandle.exec(value)?.[1] : undefined;
+      const handle = archivedHandle.exec(outputText(part.output))?.[1];
       const entry = handle === undefined ? undefined : archive.get(handle);
       if (entry?.kind !== 'tool-output' || typeof entry.content !== 'object' || entry.content === null)
         return undefined;
@@ -406,6 +405,16 @@ function restoreOriginals(
     restoredHandles.push(...handles);
     return result;
   });
+}
+
+/**
+ * The text of an output that can name its archived original: a text output's (a stub, a trimmed output), or the
+ * text items of a content output (trimmed in place beside its images).
+ */
+function outputText(output: ToolResultOutput): string {
+  if (output.type === 'text' || output.type === 'error-text') return output.value;
+  if (output.type !== 'content') return '';
+  return output.value.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
 }
 
 /** A text shortened by one strategy can be shortened again by another: at most this many layers are undone. */
