@@ -29,7 +29,7 @@ export interface PreservationSettings extends Preservation {
   recentTurnsMaxShare: number;
   /**
    * Whether the pipeline archives what stands in front of a request (`stub-demonstrations`): then the room is
-   * measured without it, as the pipeline will leave the task.
+   * measured without it, as the pipeline will leave the task (a short one may stay: the shares are estimates).
    */
   preamblesArchived: boolean;
 }

@@ -3,7 +3,7 @@ import { hashText } from '../../internal/hash.js';
 import { mapStringLeaves, someStringLeaf } from '../../internal/json-strings.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
-import { isOriginalRequest, typedRequest } from '../../messages/content.js';
+import { isOriginalRequest, toolOutputText, typedRequest } from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message, Part, ToolResultOutput } from '../../messages/types.js';
 import {
   type AnchoredSummary,
@@ -409,12 +409,10 @@ function restoreOriginals(
 
 /**
  * The text of an output that can name its archived original: a text output's (a stub, a trimmed output), or the
- * text items of a content output (trimmed in place beside its images).
+ * text items of a content output (trimmed in place beside its images); a JSON output is never a stub.
  */
 function outputText(output: ToolResultOutput): string {
-  if (output.type === 'text' || output.type === 'error-text') return output.value;
-  if (output.type !== 'content') return '';
-  return output.value.map((item) => (item.type === 'text' ? item.text : '')).join('\n');
+  return output.type === 'json' || output.type === 'error-json' ? '' : toolOutputText(output);
 }
 
 /** A text shortened by one strategy can be shortened again by another: at most this many layers are undone. */
