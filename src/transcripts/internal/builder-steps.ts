@@ -47,6 +47,27 @@ export function addNativeAssistant(
   context.use();
 }
 
+/** The patterns of a harness's task template (see `splitTaskTemplate`). */
+export interface TaskTemplate {
+  requestStart?: RegExp;
+  instructionsStart?: RegExp;
+}
+
+/**
+ * Adds a user message: `text` as it is, or split into its template's parts (`splitTaskTemplate`) when a
+ * `template` is given (the task's) and found in it.
+ */
+export function addUserText(
+  builder: TranscriptBuilder,
+  text: string,
+  metadata: MessageMetadata,
+  template?: TaskTemplate,
+): void {
+  const task = template === undefined ? undefined : splitTaskTemplate(text, template);
+  if (task === undefined) builder.user(text, metadata);
+  else builder.user(task.content, { ...metadata, ...task.metadata });
+}
+
 /**
  * The task of a harness whose template wraps the request: a lead-in before it (SWE-agent's "We're currently
  * solving the following issue … ISSUE:") and standing instructions after it (SWE-agent's `INSTRUCTIONS:`,
@@ -59,7 +80,7 @@ export function addNativeAssistant(
  */
 export function splitTaskTemplate(
   text: string,
-  patterns: { requestStart?: RegExp; instructionsStart?: RegExp },
+  patterns: TaskTemplate,
 ):
   | { content: UserContentPart[]; metadata: Pick<MessageMetadata, 'requestPart' | 'expansionPart'> }
   | undefined {

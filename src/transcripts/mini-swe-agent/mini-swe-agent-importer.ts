@@ -13,7 +13,12 @@
 
 import { isRecord } from '../../internal/json-shapes.js';
 import type { AssistantContentPart, MessageMetadata } from '../../messages/types.js';
-import { addNativeAssistant, addTextResult, splitTaskTemplate } from '../internal/builder-steps.js';
+import {
+  addNativeAssistant,
+  addTextResult,
+  addUserText,
+  type TaskTemplate,
+} from '../internal/builder-steps.js';
 import {
   contentText,
   isoFromUnixSeconds,
@@ -33,8 +38,8 @@ const shellToolName = 'bash';
 /** First lines of the command output that end a run (1.x and 2.x spellings). */
 const submitMarkers = ['COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT', 'MINI_SWE_AGENT_FINAL_OUTPUT'];
 const returnCodePattern = /^\s*<returncode>(-?\d+)<\/returncode>/;
-/** The blank line before the standing instructions of mini-swe-agent's task template. */
-const instructionsStart = /\n\n(?=<instructions>\n)/;
+/** mini-swe-agent's task template: the blank line before its standing instructions. */
+const taskTemplate: TaskTemplate = { instructionsStart: /\n\n(?=<instructions>\n)/ };
 
 type Loose = Record<string, unknown>;
 
@@ -293,10 +298,8 @@ function parse(text: string, context: ImportContext): ImportResult {
       } else if (text === '') {
         context.ignore('empty-message');
       } else {
-        const task = taskSeen ? undefined : splitTaskTemplate(text, { instructionsStart });
+        addUserText(builder, text, metadata, taskSeen ? undefined : taskTemplate);
         taskSeen = true;
-        if (task === undefined) builder.user(text, metadata);
-        else builder.user(task.content, { ...metadata, ...task.metadata });
         context.use();
       }
     } else if (role === 'assistant') {

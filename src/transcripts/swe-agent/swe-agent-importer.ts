@@ -21,7 +21,12 @@ import type {
   Message,
   MessageMetadata,
 } from '../../messages/types.js';
-import { addNativeAssistant, addTextResult, splitTaskTemplate } from '../internal/builder-steps.js';
+import {
+  addNativeAssistant,
+  addTextResult,
+  addUserText,
+  type TaskTemplate,
+} from '../internal/builder-steps.js';
 import { contentText, notTheFormat, readJsonDocument } from '../internal/record-readers.js';
 import { createTranscriptBuilder } from '../internal/transcript-builder.js';
 import type {
@@ -87,7 +92,7 @@ const stepKeysPattern = /[{,]\s*"observation"\s*:/;
  * SWE-agent's task templates: the issue template's lead-in (`… Here's the issue text:` then `ISSUE:`), and the
  * blank line before the standing instructions of its issue and CTF templates.
  */
-const taskTemplate = {
+const taskTemplate: TaskTemplate = {
   requestStart:
     /^We're currently solving the following issue within our repository\. Here's the issue text:\s*\nISSUE:\n/,
   instructionsStart: /\n\n(?=INSTRUCTIONS:\n)/,
@@ -239,10 +244,8 @@ function importEntries(
         } else if (text === '') {
           context.ignore('empty-message');
         } else {
-          const task = demo || taskSeen ? undefined : splitTaskTemplate(text, taskTemplate);
+          addUserText(builder, text, metadata, demo || taskSeen ? undefined : taskTemplate);
           if (!demo) taskSeen = true;
-          if (task === undefined) builder.user(text, metadata);
-          else builder.user(task.content, { ...metadata, ...task.metadata });
           context.use();
         }
         break;
