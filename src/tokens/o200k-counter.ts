@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { InvalidArgumentError } from '../errors/index.js';
+import { createPieceCounter, type PieceCounter } from './piece-counter.js';
 import { mayHaveLongRun, splitLongPieces } from './split-long-pieces.js';
 import type { TokenCounter } from './token-counter.js';
 
@@ -8,6 +9,9 @@ interface O200kEncoding {
   countTokens(text: string, options: { disallowedSpecial: Set<string> }): number;
   setMergeCacheSize(size: number): void;
   DEFAULT_MERGE_CACHE_SIZE: number;
+  clearMergeCache(): void;
+  /** The encoding object; its BPE core is what `createPieceCounter` reads. */
+  default?: { bytePairEncodingCoreProcessor?: unknown };
 }
 
 export interface O200kCounterOptions {
@@ -21,15 +25,36 @@ export interface O200kCounterOptions {
 }
 
 const require = createRequire(import.meta.url);
-let encoding: O200kEncoding | undefined;
+// Text such as "<|endoftext|>" in a message is plain text to the model, not a control token; gpt-tokenizer
+// throws on it by default.
+const plainTextOptions = { disallowedSpecial: new Set<string>() };
+
+let encoding:
+  | { encoder: O200kEncoding; countText: (text: string, cache: boolean) => number; pieces?: PieceCounter }
+  | undefined;
 
 /**
  * Loaded on first use, through the package's CommonJS build so `count()` stays synchronous: the vocabulary
- * takes about 200-300 ms to load, which importing precis or running `precis --help` should not pay.
+ * takes about 200-300 ms to load, which importing precis or running `precis --help` should not pay. Texts are
+ * counted by the piece counter on the encoding's BPE core, or by the encoding itself where that cannot be had.
  */
-function loadEncoding(): O200kEncoding {
-  encoding ??= require('gpt-tokenizer/encoding/o200k_base') as O200kEncoding;
+function loadEncoding(): NonNullable<typeof encoding> {
+  if (encoding === undefined) {
+    const encoder = require('gpt-tokenizer/encoding/o200k_base') as O200kEncoding;
+    const bare = (text: string) => encoder.countTokens(text, plainTextOptions);
+    const pieces = createPieceCounter(encoder.default?.bytePairEncodingCoreProcessor, bare);
+    encoding =
+      pieces === undefined
+        ? { encoder, countText: bare }
+        : { encoder, countText: (text, cache) => pieces.count(text, cache), pieces };
+  }
   return encoding;
+}
+
+/** Empties what o200k counting remembers (gpt-tokenizer's merge cache, the piece counts): for timing cold counts. */
+export function clearO200kCaches(): void {
+  encoding?.encoder.clearMergeCache();
+  encoding?.pieces?.clear();
 }
 
 /**
@@ -82,10 +107,6 @@ function countWithoutMergeCache(encoder: O200kEncoding, count: () => number): nu
   }
 }
 
-// Text such as "<|endoftext|>" in a message is plain text to the model, not a control token; gpt-tokenizer
-// throws on it by default.
-const plainTextOptions = { disallowedSpecial: new Set<string>() };
-
 /** The default long-run guard; the known counts hold for it (and any larger one). */
 const defaultLongRunGuardChars = 1000;
 
@@ -134,15 +155,16 @@ export function createO200kCounter(options: O200kCounterOptions = {}): TokenCoun
         const known = knownCounts.get(text);
         if (known !== undefined) return known;
       }
-      const encoder = loadEncoding();
+      const { encoder, countText } = loadEncoding();
+      // Encoded binary is nearly all new pieces: remembering them would only churn the caches.
+      const binary = holdsEncodedBinary(text);
       const countAll = () => {
-        if (!mayHaveLongRun(text, longRunGuardChars)) return encoder.countTokens(text, plainTextOptions);
+        if (!mayHaveLongRun(text, longRunGuardChars)) return countText(text, !binary);
         let total = 0;
-        for (const piece of splitLongPieces(text, longRunGuardChars))
-          total += encoder.countTokens(piece, plainTextOptions);
+        for (const piece of splitLongPieces(text, longRunGuardChars)) total += countText(piece, !binary);
         return total;
       };
-      return holdsEncodedBinary(text) ? countWithoutMergeCache(encoder, countAll) : countAll();
+      return binary ? countWithoutMergeCache(encoder, countAll) : countAll();
     },
   };
 }
