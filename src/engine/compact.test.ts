@@ -11,7 +11,7 @@ import { assignIds } from '../messages/ids.js';
 import type { Conversation, IdentifiedMessage, Message, Part, ToolResultOutput } from '../messages/types.js';
 import { repairMessages, validateMessages } from '../messages/validate/index.js';
 import { foldIntoSummary } from '../strategies/fold-into-summary/fold-into-summary.js';
-import type { AsyncStrategy } from '../strategies/strategy.js';
+import type { AsyncStrategy, Strategy } from '../strategies/strategy.js';
 import {
   demonstrationStubPrefix,
   preambleStubPrefix,
@@ -559,6 +559,16 @@ describe('compact', () => {
     const strategies = defaultStrategies().filter((strategy) => strategy.name !== 'stub-demonstrations');
     const keeping = run(input, { budgetTokens, keepRecentTurns: 1, strategies }).result;
     expect(keeping.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(true);
+    // What the engine reads is the strategy's declaration, not its name: the same strategy wrapped under another.
+    const wrapped = defaultStrategies().map(
+      (strategy): Strategy =>
+        strategy.archivesRequestPreambles === true
+          ? { name: 'timed-demonstrations', archivesRequestPreambles: true, apply: strategy.apply }
+          : strategy,
+    );
+    const declared = run(input, { budgetTokens, keepRecentTurns: 1, strategies: wrapped }).result;
+    expect(declared.report.actions.map((action) => action.strategy)).toContain('stub-demonstrations');
+    expect(declared.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(false);
   });
 
   it("trims a long argument of the last turn's call (a file written) and folds the original later", () => {

@@ -15,7 +15,6 @@ import {
   type StrategyResult,
   type StrategyWarning,
 } from '../strategies/strategy.js';
-import { stubDemonstrationsName } from '../strategies/stub-demonstrations/stub-demonstrations.js';
 import { createTokenAccountant, type TokenAccountant } from '../tokens/index.js';
 import { defaultStrategies } from './named-strategies.js';
 import {
@@ -516,6 +515,6 @@ function checkOptions(
     strict,
     lastTurnCompressible: lastTurnCompressible !== false,
     recentTurnsMaxShare,
-    preamblesArchived: strategies.some((strategy: AnyStrategy) => strategy.name === stubDemonstrationsName),
+    preamblesArchived: strategies.some((strategy: AnyStrategy) => strategy.archivesRequestPreambles === true),
   };
 }

@@ -28,8 +28,9 @@ export interface PreservationSettings extends Preservation {
   lastTurnCompressible: boolean;
   recentTurnsMaxShare: number;
   /**
-   * Whether the pipeline archives what stands in front of a request (`stub-demonstrations`): then the room is
-   * measured without it, as the pipeline will leave the task (a short one may stay: the shares are estimates).
+   * Whether a strategy of the pipeline archives what stands in front of a request (`archivesRequestPreambles`):
+   * then the room is measured without it, as the pipeline will leave the task (a short one may stay: the shares
+   * are estimates).
    */
   preamblesArchived: boolean;
 }

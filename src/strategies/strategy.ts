@@ -6,8 +6,9 @@ import type { TokenAccountant } from '../tokens/index.js';
  * The contract every compression strategy implements: a pure, synchronous, deterministic function from a
  * conversation and a context to a smaller conversation, the actions it took and the warnings it has. The engine
  * runs strategies cheapest and most faithful first and stops when the budget holds; a strategy never imports an
- * LLM adapter and never touches a preserved message, with one exception: `stub-demonstrations` may archive
- * what a framework put in front of a request (`metadata.requestPart`), never the request itself.
+ * LLM adapter and never touches a preserved message, with one exception a strategy declares
+ * (`archivesRequestPreambles`): archiving what a framework put in front of a request (`metadata.requestPart`),
+ * never the request itself.
  */
 export interface StrategyContext {
   /** Total tokens the conversation should fit in (as counted by `accountant.countConversation`). */
@@ -48,9 +49,20 @@ export interface StrategyResult {
   warnings: StrategyWarning[];
 }
 
-export interface Strategy {
+/** What the engine reads of any strategy besides running it. */
+interface StrategyDeclaration {
   /** Kebab-case name, e.g. `stub-tool-outputs`. */
   readonly name: string;
+  /**
+   * True when the strategy may archive what stands in front of a preserved request (the parts before
+   * `metadata.requestPart`: an in-context example, harness notes), as `stubDemonstrations` does. The engine then
+   * measures the room the task leaves for the recent turns without them. A strategy that wraps another should
+   * pass this on. @default false
+   */
+  readonly archivesRequestPreambles?: boolean;
+}
+
+export interface Strategy extends StrategyDeclaration {
   apply(messages: readonly IdentifiedMessage[], context: StrategyContext): StrategyResult;
 }
 
@@ -64,8 +76,7 @@ export interface AsyncStrategyContext extends StrategyContext {
  * `compactAsync`; it must still never commit a failed result (on failure it returns the messages unchanged
  * with a warning, so the next strategy runs).
  */
-export interface AsyncStrategy {
-  readonly name: string;
+export interface AsyncStrategy extends StrategyDeclaration {
   readonly async: true;
   apply(messages: readonly IdentifiedMessage[], context: AsyncStrategyContext): Promise<StrategyResult>;
 }

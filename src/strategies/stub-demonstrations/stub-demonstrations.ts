@@ -4,9 +4,7 @@ import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkCount, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
 
-/** The strategy's name: a pipeline that has it archives what stands in front of the task (see the engine's room). */
-export const stubDemonstrationsName = 'stub-demonstrations';
-const strategyName = stubDemonstrationsName;
+const strategyName = 'stub-demonstrations';
 
 /**
  * Archives what an agent framework put in front of the task and what it showed as a worked example, oldest
@@ -31,6 +29,7 @@ export function stubDemonstrations(options: StubDemonstrationsOptions = {}): Str
   checkCount('minTokens', minTokens);
   return {
     name: strategyName,
+    archivesRequestPreambles: true,
     apply(messages, context) {
       checkStrategyInput(messages);
       return applyStubDemonstrations(messages, context, minTokens);
