@@ -22,6 +22,9 @@ function pieceCounter() {
   return (text: string, cache: boolean) => counter.count(text, cache);
 }
 
+/** `PRECIS_PROPERTY_RUNS` runs the properties that many times (a long local soak). */
+const propertyRuns = (runs: number) => Number(process.env.PRECIS_PROPERTY_RUNS ?? runs);
+
 const pieces = (text: string, pattern: RegExp) => Array.from(text.matchAll(pattern), (match) => match[0]);
 
 /** Units that make o200k's pattern branch: case changes, contractions, digits, punctuation, every whitespace. */
@@ -83,7 +86,7 @@ describe('createPieceCounter', () => {
           expect(pieces(text, asciiPiecePattern)).toEqual(pieces(text, o200kPiecePattern));
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 
@@ -99,7 +102,7 @@ describe('createPieceCounter', () => {
         expect(counter(text, true)).toBe(expected);
         expect(counter(text, false)).toBe(expected);
       }),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns(3000) },
     );
   });
 
