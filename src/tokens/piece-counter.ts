@@ -1,4 +1,4 @@
-import { o200kPiecePattern } from './split-long-pieces.js';
+import { contraction, o200kPiecePattern } from './split-long-pieces.js';
 
 /**
  * Counting o200k tokens faster than gpt-tokenizer's `countTokens`, with its vocabulary and its BPE, and the
@@ -10,7 +10,7 @@ import { o200kPiecePattern } from './split-long-pieces.js';
  *   one token without a lookup;
  * - ASCII text is cut with the same pattern written for ASCII (no Unicode property classes, no `u` flag),
  *   which V8 runs about twice as fast. A text with non-ASCII characters is cut into regions where no piece
- *   can cross (see `regionEnd`), and each region takes the pattern it can.
+ *   can cross (see `nextSafeCut`), and each region takes the pattern it can.
  * BPE runs on each piece alone, so the count of a text is the sum of its pieces' counts either way.
  */
 
@@ -30,8 +30,6 @@ function isBpeCore(value: unknown): value is BpeCore {
     typeof core.bytePairEncode === 'function'
   );
 }
-
-const contraction = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
 
 /**
  * `o200kPiecePattern` for text without non-ASCII characters: there `\p{L}` is `[A-Za-z]` (upper case `[A-Z]`,
@@ -70,22 +68,22 @@ function detached(piece: string): string {
   return ` ${piece}`.slice(1);
 }
 
-export type PieceCount = (text: string) => number;
-
-/**
- * A counter of o200k tokens built on gpt-tokenizer's BPE core, or undefined when `core` is not what it reads
- * (another gpt-tokenizer version) or does not count a sample of every kind of piece like `check` (gpt-tokenizer's
- * own count): the caller then counts with gpt-tokenizer itself. Text that is mostly new pieces (encoded binary)
- * is best counted without remembering them.
- */
 export interface PieceCounter {
-  /** `text`'s tokens; the pieces counted are remembered only with `cache`. */
+  /**
+   * `text`'s tokens; the pieces counted are remembered only with `cache` (text that is mostly new pieces, such
+   * as encoded binary, is best counted without).
+   */
   count(text: string, cache: boolean): number;
   /** Forgets the pieces remembered (for timing cold counts). */
   clear(): void;
 }
 
-export function createPieceCounter(core: unknown, check: PieceCount): PieceCounter | undefined {
+/**
+ * A counter of o200k tokens built on gpt-tokenizer's BPE core, or undefined when `core` is not what it reads
+ * (another gpt-tokenizer version) or does not count a sample of every kind of piece like `check` (gpt-tokenizer's
+ * own count): the caller then counts with gpt-tokenizer itself.
+ */
+export function createPieceCounter(core: unknown, check: (text: string) => number): PieceCounter | undefined {
   if (!isBpeCore(core) || core.tokenSplitRegex.source !== o200kPiecePattern.source) return undefined;
   const ranks = core.bytePairStringRankEncoder;
   const unicodePattern = new RegExp(o200kPiecePattern.source, 'gu');
@@ -123,23 +121,23 @@ export function createPieceCounter(core: unknown, check: PieceCount): PieceCount
     nonAsciiCharacter.lastIndex = 0;
     let nextNonAscii = nonAsciiCharacter.exec(text)?.index ?? text.length;
     if (nextNonAscii === text.length) return countWith(asciiPiecePattern, text, cache);
-    // Regions of whole lines: ASCII ones, and ones with a non-ASCII character.
+    // Stretches between safe cuts, gathered into regions: ASCII ones, and ones with a non-ASCII character.
     let total = 0;
     let regionStart = 0;
     let regionAscii = true;
-    let lineStart = 0;
-    while (lineStart < text.length) {
-      const lineEnd = regionEnd(text, lineStart);
-      const lineAscii = nextNonAscii >= lineEnd;
-      if (lineAscii !== regionAscii) {
-        if (lineStart > regionStart)
-          total += countRegion(text.slice(regionStart, lineStart), regionAscii, cache);
-        regionStart = lineStart;
-        regionAscii = lineAscii;
+    let stretchStart = 0;
+    while (stretchStart < text.length) {
+      const stretchEnd = nextSafeCut(text, stretchStart);
+      const stretchAscii = nextNonAscii >= stretchEnd;
+      if (stretchAscii !== regionAscii) {
+        if (stretchStart > regionStart)
+          total += countRegion(text.slice(regionStart, stretchStart), regionAscii, cache);
+        regionStart = stretchStart;
+        regionAscii = stretchAscii;
       }
-      lineStart = lineEnd;
-      if (nextNonAscii < lineStart) {
-        nonAsciiCharacter.lastIndex = lineStart;
+      stretchStart = stretchEnd;
+      if (nextNonAscii < stretchStart) {
+        nonAsciiCharacter.lastIndex = stretchStart;
         nextNonAscii = nonAsciiCharacter.exec(text)?.index ?? text.length;
       }
     }
@@ -158,12 +156,12 @@ export function createPieceCounter(core: unknown, check: PieceCount): PieceCount
 }
 
 /**
- * Where the region that starts at `start` may end: after the first newline that is followed by neither
- * whitespace nor `/`, or at the end of the text. No o200k piece crosses such a point: a piece holding a newline
- * is whitespace (which stops before a non-space) or punctuation followed by newlines and `/` (`};\n\n`), and no
- * piece starts with a newline and goes on past it; so counting the regions apart counts the same pieces.
+ * The first point after `start` where no o200k piece crosses: after a newline that is followed by neither
+ * whitespace nor `/` (or the end of the text). A piece holding a newline is whitespace (which stops before a
+ * non-space) or punctuation followed by newlines and `/` (`};\n\n`), and no piece starts with a newline and
+ * goes on past it; so the text cut at such points counts as the sum of its parts.
  */
-function regionEnd(text: string, start: number): number {
+function nextSafeCut(text: string, start: number): number {
   for (let newline = text.indexOf('\n', start); newline !== -1; newline = text.indexOf('\n', newline + 1)) {
     const next = newline + 1;
     if (next < text.length && !continuesPiece.test(text[next]!)) return next;

@@ -68,7 +68,8 @@ export function mayHaveLongRun(text: string, maxRunChars: number): boolean {
  * o200k_base's pre-tokenizer (tiktoken's published pattern, as in gpt-tokenizer's `O200K_TOKEN_SPLIT_PATTERN`).
  * BPE runs on each piece it yields, so cutting text at its piece boundaries keeps counts exact.
  */
-const contraction = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
+/** The English contractions o200k's letter pieces may end with (`'s`, `'LL`), as a regex source. */
+export const contraction = "'(?:[sS]|[dD]|[mM]|[tT]|[lL][lL]|[vV][eE]|[rR][eE])";
 export const o200kPiecePattern = new RegExp(
   [
     String.raw`[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?:${contraction})?`,
