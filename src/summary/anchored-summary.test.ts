@@ -715,6 +715,30 @@ describe('renderAnchoredSummary', () => {
     expect(roomy).not.toContain('import fs');
   });
 
+  it('lists files in the order the session touched them, every one that fits, whatever their paths hold', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 2;
+    const nested = 'packages/mui-lab/src/internal/pickers/wrappers';
+    summary.files.push(
+      { path: `${nested}/MobileWrapper.tsx`, status: 'read' },
+      { path: `${nested}/PickersModalDialog.tsx`, status: 'read' },
+      { path: 'reproduce-mobile-datepicker.tsx', status: 'created', detail: 'create 40 lines (App)' },
+      { path: 'a.ts', status: 'mentioned' },
+      { path: 'b.ts', status: 'mentioned' },
+      { path: 'c.ts', status: 'mentioned' },
+    );
+    const capped = renderAnchoredSummary(summary, { maxTokens: 80, counter });
+    // A short path with an identifier or two would rank above a long one that says little else: the order is
+    // the session's, and the earliest files (the recent turns show the latest) are the ones kept.
+    expect(capped).toContain('MobileWrapper.tsx');
+    expect(capped).toContain('PickersModalDialog.tsx');
+    expect(capped).not.toContain('`c.ts`');
+    expect(capped).toMatch(/\+\d+ more in the archive/);
+    const roomy = renderAnchoredSummary(summary, { maxTokens: 400, counter });
+    for (const file of summary.files) expect(roomy).toContain(`\`${file.path}\``);
+    expect(roomy.indexOf('MobileWrapper')).toBeLessThan(roomy.indexOf('reproduce-mobile'));
+  });
+
   it('renders the same when it carries on from the renderer of an earlier record', () => {
     const messages = session();
     const earlier = createAnchoredSummaryRenderer(buildAnchoredSummary(messages.slice(0, 7)));

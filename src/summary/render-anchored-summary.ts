@@ -107,7 +107,9 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
       keep: 'prefix',
     },
     { title: 'User constraints', weight: 0.08, lines: bullets(summary.constraints), keep: 'salient' },
-    { title: 'Files', weight: 0.12, lines: files, keep: 'salient' },
+    // In the order the session touched them: identifier density says nothing about a file's row (it ranked short
+    // paths above long ones and left rows out with room to spare), and the recent turns show the latest files.
+    { title: 'Files', weight: 0.12, lines: files, keep: 'first' },
     {
       title: 'Code locations cited',
       weight: 0.04,

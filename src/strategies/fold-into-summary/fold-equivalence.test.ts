@@ -56,7 +56,7 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'acba344b0cde1f3bcb51ee88dd8d67e9', archive: 'e464e599f970f427837e6c57fa5bc806' },
+  '0.05': { result: '555ab04eb03b08b01bd1fd3989fdd91f', archive: 'e464e599f970f427837e6c57fa5bc806' },
   '0.1': { result: '9d2857aa13d44993b5e9989dd3a2cf0e', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
   '0.15': { result: '4d5470491a04b0f788e7513ce680866e', archive: '7d0cfb833c681c886ff4ffb49da37093' },
   '0.2': { result: '70e91d8e6b3b47733d1652980908b298', archive: '3980bc304e027285c05ca834bdb7f8de' },
@@ -69,7 +69,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '42a99c840da577a2624eba3b4dfa832b',
+    result: 'f253e98475d0d47d5c6fac8a84ef2c0c',
     archive: '2b151c8f1bf7822f1df14503c392dc58',
   },
   'cc-native-json__dmux__eef6c282.json': {
@@ -77,7 +77,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'd22a15672bde29104a8357fc6754d20d',
+    result: 'dfbe3b02f2bcf48de1d84ee1d2549a38',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
