@@ -290,9 +290,8 @@ describe('stubDemonstrations', () => {
 
   it('keeps the strategy invariants on generated conversations', () => {
     checkStrategyInvariants(stubDemonstrations(), { conversations: richConversation() });
-    checkStrategyInvariants(stubDemonstrations({ minTokens: 0 }), {
-      conversations: richConversation(),
-      numRuns: 60,
-    });
+    // As many runs as the default: fast-check starts small, and 60 runs made the strategy act 2-12 times, once
+    // too few for the check that it acts at all (more than 3).
+    checkStrategyInvariants(stubDemonstrations({ minTokens: 0 }), { conversations: richConversation() });
   });
 });
