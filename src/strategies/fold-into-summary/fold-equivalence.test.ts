@@ -69,8 +69,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'f253e98475d0d47d5c6fac8a84ef2c0c',
-    archive: '2b151c8f1bf7822f1df14503c392dc58',
+    result: '1b10eb98834a3a11d779d48b6fd10650',
+    archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
     result: '288615d25c062ffe57a41677b6bd8384',

@@ -11,7 +11,13 @@ import {
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
 import { TranscriptImportError } from '../../errors/index.js';
-import { messageText, toolCallsOf, toolResultsOf, typedRequest } from '../../messages/content.js';
+import {
+  isUserRequest,
+  messageText,
+  toolCallsOf,
+  toolResultsOf,
+  typedRequest,
+} from '../../messages/content.js';
 import type { AssistantMessage, ToolMessage } from '../../messages/types.js';
 import { repairMessages } from '../../messages/validate/index.js';
 import type { ImportOptions } from '../transcript-importer.js';
@@ -123,7 +129,7 @@ describe('miniSweAgentImporter.parse: a submitted 1.x run', () => {
     expect(tools[4]!.metadata?.exitCode).toBe(1);
   });
 
-  it('leaves a reply with two bash blocks as text and the format error as a user message', () => {
+  it('leaves a reply with two bash blocks as text and the format error as a harness note', () => {
     const rejected = messages.find((message) => message.metadata?.record === 4)!;
     expect(rejected.role).toBe('assistant');
     expect(typeof rejected.content).toBe('string');
@@ -131,6 +137,10 @@ describe('miniSweAgentImporter.parse: a submitted 1.x run', () => {
     const complaint = messages.find((message) => message.metadata?.record === 5)!;
     expect(complaint.role).toBe('user');
     expect(complaint.content).toMatch(/^Please always provide EXACTLY ONE action/);
+    // Written by the harness in the user's place: not an instruction (the summary lists no constraint from it).
+    expect(complaint.metadata?.harness).toBe(true);
+    expect(isUserRequest(complaint)).toBe(false);
+    expect(messages.filter((message) => message.metadata?.harness === true)).toHaveLength(1);
   });
 
   it('keeps the submission as the final user message; the submit call gets a placeholder result', () => {

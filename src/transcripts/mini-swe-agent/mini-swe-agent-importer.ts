@@ -298,6 +298,9 @@ function parse(text: string, context: ImportContext): ImportResult {
       } else if (text === '') {
         context.ignore('empty-message');
       } else {
+        // The harness's complaint about a reply's format, written in the user's place: it instructs nothing.
+        const prefix = settings.formatErrorPrefix;
+        if (taskSeen && prefix !== undefined && text.startsWith(prefix)) metadata.harness = true;
         addUserText(builder, text, metadata, taskSeen ? undefined : taskTemplate);
         taskSeen = true;
         context.use();
