@@ -210,6 +210,36 @@ describe('buildAnchoredSummary', () => {
     expect(summary.scripts).toContain('// Instead of:');
   });
 
+  it('gives a decision that ends in a colon the list after it: its reasons', () => {
+    const longItem = `- ${'a reason that goes on and on '.repeat(10).trim()}`;
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix issue #365.'),
+        assistantMessage(
+          [
+            'The issue is still relevant because:',
+            '   - The formatters still only check `note.content`',
+            '   - Legacy tools can be enabled with `DISABLE_UNIVERSAL_TOOLS=true`',
+            '',
+            'I chose to patch both formatters because they share the bug.',
+            '- Tests come next.',
+            'The fix is straightforward:',
+            '1. Check every field the API may use',
+            longItem,
+            longItem.replace('a reason', 'another reason'),
+          ].join('\n'),
+        ),
+      ]),
+    );
+    expect(summary.decisions).toEqual([
+      'The issue is still relevant because: The formatters still only check `note.content`; Legacy tools can be enabled with `DISABLE_UNIVERSAL_TOOLS=true`',
+      // Not a lead-in: the list item after it is not its reason.
+      'I chose to patch both formatters because they share the bug.',
+      // Items are taken while the decision stays within a sentence's length.
+      `The fix is straightforward: Check every field the API may use; ${longItem.slice(2)}`,
+    ]);
+  });
+
   it('takes nothing from an in-context demonstration: not the intent, its rules, decisions, files or errors', () => {
     const demoRead = toolCall('Read', { file_path: 'demo/app.py' }, 'demo-1');
     const read = toolCall('Read', { file_path: 'src/parser.ts' }, 'call-1');

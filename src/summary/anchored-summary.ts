@@ -144,7 +144,8 @@ export function summarySentences(text: string): string[] {
   for (const line of withoutCodeBlocks(text).split('\n')) {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('```') || trimmed.startsWith('~~~')) continue;
-    for (const piece of trimmed.split(/(?<=[.!?])\s+(?=[A-Z`"'([*-])/)) {
+    // Not after a numbered item's marker (`1. Check …`): the item is one sentence, its marker shows it is one.
+    for (const piece of trimmed.split(/(?<=[.!?])(?<!^\d{1,3}\.)\s+(?=[A-Z`"'([*-])/)) {
       const sentence = piece.trim();
       if (sentence.length < 8) continue;
       sentences.push(
@@ -159,6 +160,9 @@ export function summarySentences(text: string): string[] {
  * A sentence without the list marker of the line it came from (`- `, `* `, `1. `): the summary lists it under
  * its own bullet.
  */
+/** A sentence that opens a list item (`- `, `* `, `1. `). */
+const listItem = /^(?:[-*+]|\d{1,3}[.)])\s+(?=\S)/;
+
 function withoutListMarker(sentence: string): string {
   return sentence.replace(/^(?:[-*+]|\d{1,3}[.)])\s+(?=\S)/, '');
 }
@@ -247,8 +251,8 @@ const offerToUser =
 function constraintsOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
   facts.constraints ??= sentencesOf(message)
-    .filter((sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence))
-    .map(withoutListMarker);
+    .map(withoutListMarker)
+    .filter((sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence));
   return facts.constraints;
 }
 
@@ -256,14 +260,31 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
   const facts = factsOf(message);
   if (facts.reasoning === undefined) {
     facts.reasoning = [];
-    for (const sentence of sentencesOf(message)) {
+    const sentences = sentencesOf(message);
+    for (let index = 0; index < sentences.length; index++) {
+      const sentence = sentences[index]!;
       const checklist = checklistItem.exec(sentence);
       if (checklist !== null)
         facts.reasoning.push({ section: 'tasks', text: checklist[2]!.trim(), done: checklist[1] !== ' ' });
       else if (failureCue.test(sentence))
         facts.reasoning.push({ section: 'failedApproaches', text: withoutListMarker(sentence) });
-      else if (decisionCue.test(sentence))
-        facts.reasoning.push({ section: 'decisions', text: withoutListMarker(sentence) });
+      else if (decisionCue.test(sentence)) {
+        // "… is still relevant because:" says why in the list that follows: the decision takes its items.
+        const items: string[] = [];
+        let length = sentence.length;
+        while (sentence.endsWith(':') && listItem.test(sentences[index + 1] ?? '')) {
+          const item = withoutListMarker(sentences[index + 1]!);
+          if (length + item.length + 2 > maxSentenceChars) break;
+          items.push(item);
+          length += item.length + 2;
+          index++;
+        }
+        const text = withoutListMarker(sentence);
+        facts.reasoning.push({
+          section: 'decisions',
+          text: items.length === 0 ? text : `${text} ${items.join('; ')}`,
+        });
+      }
     }
   }
   return facts.reasoning;

@@ -65,11 +65,11 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '4addaebec11805ca5b1c78e529a87d42',
+    result: 'c7cedecf30ed1db7b9a861711f6d48fa',
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '1b10eb98834a3a11d779d48b6fd10650',
+    result: 'c0d93aa108bfed73b0c7c2fa81bdd1f1',
     archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
@@ -77,7 +77,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'dfbe3b02f2bcf48de1d84ee1d2549a38',
+    result: '230a11405d885570a073f5dc8ff212b4',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
