@@ -156,15 +156,15 @@ export function summarySentences(text: string): string[] {
   return sentences;
 }
 
+/** The marker of a sentence that opens a list item (`- `, `* `, `1. `). */
+const listItem = /^(?:[-*+]|\d{1,3}[.)])\s+(?=\S)/;
+
 /**
  * A sentence without the list marker of the line it came from (`- `, `* `, `1. `): the summary lists it under
  * its own bullet.
  */
-/** A sentence that opens a list item (`- `, `* `, `1. `). */
-const listItem = /^(?:[-*+]|\d{1,3}[.)])\s+(?=\S)/;
-
 function withoutListMarker(sentence: string): string {
-  return sentence.replace(/^(?:[-*+]|\d{1,3}[.)])\s+(?=\S)/, '');
+  return sentence.replace(listItem, '');
 }
 
 /** The text with its closed code blocks taken out: their lines are code (`// Instead of:`), not sentences. */
