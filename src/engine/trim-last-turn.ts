@@ -96,7 +96,6 @@ interface Candidate {
   partIndex: number;
   /** The part it belongs to, as the conversation held it. */
   part: ToolResultPart | ToolCallPart;
-  subject: TrimmedSubject;
   text: string;
   /** Tokens of a piece of `text` as the accountant counts them where it stands (an argument, in its JSON). */
   measure(piece: string): number;
@@ -142,7 +141,6 @@ function candidatesOf(
             index,
             partIndex,
             part,
-            subject: 'output',
             text,
             replace: (current, trimmed) =>
               current.type === 'tool-result'
@@ -161,7 +159,6 @@ function candidatesOf(
               index,
               partIndex,
               part,
-              subject: 'argument',
               text,
               replace: (current, trimmed) =>
                 current.type === 'tool-call'
@@ -199,7 +196,8 @@ export function trimLastTurnTexts(
   const actions: StrategyAction[] = [];
   let excess = excessTokens;
   for (const candidate of candidatesOf(messages, lastTurnIds, accountant)) {
-    const { index, partIndex, part, subject, text, tokens, original, measure } = candidate;
+    const { index, partIndex, part, text, tokens, original, measure } = candidate;
+    const subject: TrimmedSubject = part.type === 'tool-result' ? 'output' : 'argument';
     if (excess <= 0) break;
     const keptTokens = Math.max(minTrimmedTokens, tokens - excess);
     if (tokens - keptTokens < minSavedTokens) continue;
@@ -215,7 +213,7 @@ export function trimLastTurnTexts(
     output[index] = { ...message, content } as IdentifiedMessage;
     excess -= tokens - trimmedTokens;
     const what =
-      part.type === 'tool-result'
+      subject === 'output'
         ? `output of ${part.toolName} (${part.toolCallId})`
         : `argument of the ${part.toolName} call (${part.toolCallId})`;
     actions.push({
