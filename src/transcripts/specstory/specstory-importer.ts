@@ -324,6 +324,8 @@ interface ToolEvent {
   toolName: string;
   input: Record<string, JSONValue>;
   output: string;
+  /** The tool reported a failure (the output is its error message). */
+  failed?: boolean;
 }
 
 const stripTicks = (text: string) => text.trim().replace(/^`(.*)`$/, '$1');
@@ -401,6 +403,24 @@ function toolFromSummary(
   return undefined;
 }
 
+/**
+ * Lines Cursor exports in place of a tool event that failed, alone in their segment: the tool and what the line
+ * says of its argument. The line is the tool's error message.
+ */
+const failedToolLines: readonly SummaryTool[] = [
+  {
+    pattern: /^Could not find file (.+?) in the workspace\.?$/,
+    toolName: 'read_file',
+    input: (match) => pathInput('target_file', match[1]!),
+  },
+  { pattern: /^Cannot edit files blocked by globalIgnore\b/, toolName: 'edit_file', input: () => ({}) },
+  {
+    pattern: /^Unable to write file '(.+?)'/,
+    toolName: 'edit_file',
+    input: (match) => pathInput('target_file', match[1]!),
+  },
+];
+
 const readFilePattern = /^Read file: (.+?)\s*$/;
 const toolUseLinePattern = /^Tool use: \*\*([^*]+)\*\*\s*(.*)$/;
 
@@ -426,6 +446,14 @@ function toolEventOf(blocks: readonly Block[], name: string | undefined): ToolEv
   const [first, ...rest] = blocks;
   if (first === undefined)
     return name === undefined ? undefined : { toolName: name, input: {}, output: specStoryNoOutput };
+  if (first.kind === 'line' && rest.length === 0 && name === undefined) {
+    const line = first.raw.trim();
+    for (const tool of failedToolLines) {
+      const match = tool.pattern.exec(line);
+      if (match !== null)
+        return { toolName: tool.toolName, input: tool.input(match), output: line, failed: true };
+    }
+  }
   if (first.kind === 'line') {
     const read = readFilePattern.exec(first.raw.trim());
     if (read !== null) {
@@ -559,7 +587,7 @@ class MessageBuilder {
           type: 'tool-result',
           toolCallId,
           toolName: event.toolName,
-          output: { type: 'text', value: event.output },
+          output: { type: event.failed === true ? 'error-text' : 'text', value: event.output },
         },
       ],
       metadata: metadataOf({
