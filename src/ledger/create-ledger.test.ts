@@ -238,6 +238,25 @@ describe('other agents', () => {
     expect(snapshot.files[0]).toMatchObject({ status: 'read', changes: [{ kind: 'edit', failed: true }] });
   });
 
+  it('a write after reads that all failed creates the file; after a read that worked it modifies it', () => {
+    const readThenWrite = (readOutput: { type: 'text' | 'error-text'; value: string }) =>
+      ledgerOf(
+        createConversationBuilder()
+          .user('go')
+          .tools([{ name: 'Read', input: { file_path: '/p/.env.local' }, output: readOutput }])
+          .tools([{ name: 'Write', input: { file_path: '/p/.env.local', content: 'A=1\n' }, output: 'ok' }])
+          .build(),
+      ).files[0];
+    expect(readThenWrite({ type: 'error-text', value: 'File does not exist.' })).toMatchObject({
+      status: 'created',
+      changes: [{ kind: 'create' }],
+    });
+    expect(readThenWrite({ type: 'text', value: 'A=0' })).toMatchObject({
+      status: 'modified',
+      changes: [{ kind: 'write' }],
+    });
+  });
+
   it('importer placeholders leave a command without a status and add no error', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

@@ -154,7 +154,11 @@ export function createLedger(): Ledger {
   };
 
   const applyFileAction = (action: FileAction, toolName: string, messageId: string) => {
-    const isNew = !files.has(fileKey(action.path));
+    const known = files.get(fileKey(action.path));
+    // Reads that all failed (the file was not there) do not make it known.
+    const isNew =
+      known === undefined ||
+      (known.changes.length === 0 && known.reads > 0 && known.failedReads === known.reads);
     const file = fileFor(action.path, messageId);
     if (action.kind === 'read') {
       file.reads++;
@@ -166,7 +170,8 @@ export function createLedger(): Ledger {
         file.readRanges.push(action.detail);
       return { file, read: true };
     }
-    // A whole-file write to a file never seen before creates it (Claude Code's Write needs a Read first otherwise).
+    // A whole-file write to a file never seen before (or only by failed reads) creates it (Claude Code's Write
+    // needs a Read first otherwise).
     const kind = action.kind === 'write' && isNew ? 'create' : action.kind;
     const change: LedgerFileChange = { kind, messageId, tool: toolName };
     if (action.detail !== undefined) change.detail = action.detail;

@@ -81,8 +81,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '90357dab16b638f162c22b1b3b7c5b46',
-    archive: '790edc60206c64ed01fbbe9cb04c386b',
+    result: '50d234da0236668747672751edee6e5b',
+    archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
 
