@@ -240,6 +240,29 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
+  it('gives a diagnosis that only announces itself the sentences after it: what was found', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Why do the hooks not see the instance id?'),
+        assistantMessage(
+          [
+            'I think I found the issue. The `INSTANCE_ID` env var is set inside the server process, but this only ' +
+              'affects that process. The hooks run in a separate shell that does not have it. Let me add some logging.',
+            '',
+            'I found the issue in `hooks.ts`, a stale import.',
+            'I see the problem!',
+          ].join('\n'),
+        ),
+      ]),
+    );
+    expect(summary.decisions).toEqual([
+      // Two sentences at most; a diagnosis that says what it found stands alone (it is no decision).
+      'I think I found the issue. The `INSTANCE_ID` env var is set inside the server process, but this only affects that process. The hooks run in a separate shell that does not have it.',
+      // Nothing after it: the announcement alone.
+      'I see the problem!',
+    ]);
+  });
+
   it('takes nothing from an in-context demonstration: not the intent, its rules, decisions, files or errors', () => {
     const demoRead = toolCall('Read', { file_path: 'demo/app.py' }, 'demo-1');
     const read = toolCall('Read', { file_path: 'src/parser.ts' }, 'call-1');

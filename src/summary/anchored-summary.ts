@@ -127,6 +127,14 @@ const maxSentenceChars = 400;
 
 const decisionCue =
   /\b(decided|decide to|instead of|because|will use|I'll use|we'll use|chose|choose to|switch(?:ed)? to|the fix is|going with|opted)\b/i;
+/**
+ * A diagnosis that only announces itself ("I think I found the issue."): what was found is in the sentences
+ * after it, which the decision takes.
+ */
+const bareDiagnosis =
+  /^[^.:]{0,40}\b(?:found|see|spotted|identified) the (?:issue|problem|bug|cause|culprit)[.!:]?$/i;
+/** How many sentences after a bare diagnosis it takes (up to a sentence's length in all). */
+const diagnosisSentences = 2;
 const nextStepCue = /\b(next|TODO|remaining|still need|then I|after that|left to)\b/;
 const failureCue =
   /\b(didn't work|did not work|doesn't work|does not work|not working|still fail(?:s|ing)?|failed again|reverted|revert(?:ing)? the|wrong approach|no luck|doesn't help|did not help)\b/i;
@@ -268,17 +276,19 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
         facts.reasoning.push({ section: 'tasks', text: checklist[2]!.trim(), done: checklist[1] !== ' ' });
       else if (failureCue.test(sentence))
         facts.reasoning.push({ section: 'failedApproaches', text: withoutListMarker(sentence) });
-      else if (decisionCue.test(sentence)) {
+      else if (bareDiagnosis.test(sentence)) {
+        const found = following(sentences, index, diagnosisSentences, () => true);
+        index += found.length;
+        facts.reasoning.push({
+          section: 'decisions',
+          text: [withoutListMarker(sentence), ...found].join(' '),
+        });
+      } else if (decisionCue.test(sentence)) {
         // "… is still relevant because:" says why in the list that follows: the decision takes its items.
-        const items: string[] = [];
-        let length = sentence.length;
-        while (sentence.endsWith(':') && listItem.test(sentences[index + 1] ?? '')) {
-          const item = withoutListMarker(sentences[index + 1]!);
-          if (length + item.length + 2 > maxSentenceChars) break;
-          items.push(item);
-          length += item.length + 2;
-          index++;
-        }
+        const items = sentence.endsWith(':')
+          ? following(sentences, index, Number.POSITIVE_INFINITY, (next) => listItem.test(next))
+          : [];
+        index += items.length;
         const text = withoutListMarker(sentence);
         facts.reasoning.push({
           section: 'decisions',
@@ -288,6 +298,28 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
     }
   }
   return facts.reasoning;
+}
+
+/**
+ * Up to `count` sentences after `sentences[index]` that `accept` takes (stopping at the first it does not), without
+ * their list markers, while the sentence and they stay within a sentence's length.
+ */
+function following(
+  sentences: readonly string[],
+  index: number,
+  count: number,
+  accept: (sentence: string) => boolean,
+): string[] {
+  const taken: string[] = [];
+  let length = sentences[index]!.length;
+  for (let next = index + 1; next < sentences.length && taken.length < count; next++) {
+    if (!accept(sentences[next]!)) break;
+    const item = withoutListMarker(sentences[next]!);
+    if (length + item.length + 2 > maxSentenceChars) break;
+    taken.push(item);
+    length += item.length + 2;
+  }
+  return taken;
 }
 
 function nextStepsOf(message: IdentifiedMessage): readonly string[] {

@@ -77,11 +77,11 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '230a11405d885570a073f5dc8ff212b4',
+    result: 'd7e5f603bfe15770d05df028216b998e',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '50d234da0236668747672751edee6e5b',
+    result: '5bc6dbd14d6b5eb2f0fcdd55fa77a125',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
