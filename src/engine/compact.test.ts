@@ -259,6 +259,51 @@ describe('compact', () => {
     expect(result.report.actions).toEqual([]);
   });
 
+  it('leaves a call awaiting its result alone with allowPendingToolCalls, within budget and over it', () => {
+    const pendingStep: Message = {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: 'Removing the stale build output (needs your approval).' },
+        {
+          type: 'tool-call',
+          toolCallId: 'call-pending',
+          toolName: 'bash',
+          input: { command: 'rm -rf build' },
+        },
+      ],
+    };
+    const input: Message[] = [
+      ...agentSession(),
+      { role: 'user', content: 'Also clean the build output.' },
+      pendingStep,
+    ];
+    const pending = { allowPendingToolCalls: true };
+    const results = (messages: readonly Message[]) =>
+      messages.flatMap((message) =>
+        typeof message.content === 'string'
+          ? []
+          : (message.content as Part[]).filter((part) => part.type === 'tool-result'),
+      );
+
+    // By default the call is answered with a placeholder (the result is ready to send); allowed, nothing changes.
+    const answered = run(input, { budgetTokens: countOf(input) + 100 }).result;
+    expect(answered.report.repairs.map((repair) => repair.type)).toEqual(['add-missing-tool-result']);
+    expect(results(answered.messages).some((part) => part.toolCallId === 'call-pending')).toBe(true);
+    const within = run(input, { budgetTokens: countOf(input), ...pending }).result;
+    expect(within.messages).toEqual(assignIds(input));
+    expect(within.report.repairs).toEqual([]);
+
+    for (const ratio of [0.25, 0.1]) {
+      const budgetTokens = Math.floor(countOf(input) * ratio);
+      const { result } = run(input, { budgetTokens, ...pending });
+      expect(result.report.withinBudget).toBe(true);
+      expect(result.report.repairs).toEqual([]);
+      expect(result.messages.at(-1)).toEqual({ ...pendingStep, id: assignIds(input).at(-1)!.id });
+      expect(results(result.messages).some((part) => part.toolCallId === 'call-pending')).toBe(false);
+      expect(validateMessages(result.messages, { allowPendingToolCalls: true }).issues).toEqual([]);
+    }
+  });
+
   it('runs the strategies in order and stops once the budget holds', () => {
     const input = agentSession();
     const { result } = run(input, { budgetTokens: Math.floor(countOf(input) * 0.6) });
@@ -923,6 +968,7 @@ describe('compact', () => {
       { budgetTokens: 1.5 },
       { budgetTokens: 10, keepRecentTurns: -1 },
       { budgetTokens: 10, provider: 'x' },
+      { budgetTokens: 10, allowPendingToolCalls: 'yes' },
       ...[0, -0.5, 1.5, Number.NaN, '0.5'].map((share) => ({ budgetTokens: 10, recentTurnsMaxShare: share })),
     ])
       expect(() => compact([], options as CompactOptions)).toThrow(

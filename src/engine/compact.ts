@@ -76,6 +76,14 @@ export interface CompactOptions {
    * @default 1/3
    */
   recentTurnsMaxShare?: number;
+  /**
+   * Leave the tool calls of the last assistant message that have no result yet as they are (a tool still
+   * running, a call awaiting the user's approval) instead of answering them with a `[no result recorded]`
+   * placeholder: the result is then valid to store and to go on with once the results are appended, not to send
+   * as it is. The step they are in is never dropped, folded or trimmed.
+   * @default false
+   */
+  allowPendingToolCalls?: boolean;
 }
 
 // On the shared sessions, a third gave the summary the room that the most probe facts needed at 5% and 20% of
@@ -265,7 +273,7 @@ function* compactOnce(
   mode: 'sync' | 'async',
 ): EngineSteps<CompactResult> {
   const settings = checkOptions(options, mode);
-  const { budgetTokens, provider, accountant, strict } = settings;
+  const { budgetTokens, provider, accountant, strict, allowPendingToolCalls } = settings;
   const conversation = parseConversation(Array.isArray(input) ? [...input] : input);
 
   const count = (messages: readonly Message[]) =>
@@ -275,7 +283,7 @@ function* compactOnce(
   const tokensBefore = count(conversation.messages);
 
   const repairs: Repair[] = [];
-  const initial = repairMessages(conversation.messages, { provider });
+  const initial = repairMessages(conversation.messages, { provider, allowPendingToolCalls });
   repairs.push(...initial.repairs);
   let messages = assignIds(initial.messages);
   // Over budget, the recent turns may take only their share of the room, so the summary keeps some too: the
@@ -430,7 +438,10 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
       run.actions.push(...result.actions);
       run.warnings.push(...result.warnings);
     }
-    const repaired = repairMessages(messages, { provider });
+    const repaired = repairMessages(messages, {
+      provider,
+      allowPendingToolCalls: settings.allowPendingToolCalls,
+    });
     run.repairs.push(...repaired.repairs);
     messages = assignIds(repaired.messages);
     tokens = count(messages);
@@ -455,6 +466,7 @@ interface CompactSettings {
   strict: boolean;
   lastTurnCompressible: boolean;
   recentTurnsMaxShare: number;
+  allowPendingToolCalls: boolean;
   preamblesArchived: boolean;
 }
 
@@ -475,6 +487,7 @@ function checkOptions(
     strict = false,
     lastTurnCompressible = true,
     recentTurnsMaxShare = defaultRecentTurnsMaxShare,
+    allowPendingToolCalls = false,
   } = options;
   if (!(Number.isInteger(budgetTokens) && budgetTokens >= 0))
     throw new InvalidArgumentError(
@@ -496,6 +509,11 @@ function checkOptions(
       'recentTurnsMaxShare',
       `expected a number above 0 and at most 1, got ${describeValue(recentTurnsMaxShare)}`,
     );
+  if (typeof allowPendingToolCalls !== 'boolean')
+    throw new InvalidArgumentError(
+      'allowPendingToolCalls',
+      `expected a boolean, got ${describeValue(allowPendingToolCalls)}`,
+    );
   if (!Array.isArray(strategies) || strategies.some((strategy) => typeof strategy?.apply !== 'function'))
     throw new InvalidArgumentError('strategies', 'expected an array of strategies (objects with apply)');
   const asynchronous = strategies.findIndex((strategy: AnyStrategy) => isAsyncStrategy(strategy));
@@ -515,6 +533,7 @@ function checkOptions(
     strict,
     lastTurnCompressible: lastTurnCompressible !== false,
     recentTurnsMaxShare,
+    allowPendingToolCalls,
     preamblesArchived: strategies.some((strategy: AnyStrategy) => strategy.archivesRequestPreambles === true),
   };
 }
