@@ -307,6 +307,43 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands.join('\n')).toContain(command);
   });
 
+  it('gives errors that differ in one quoted name one row: the first verbatim, the other names after it', () => {
+    const rm = toolCall('Bash', { command: 'rm a.py b.py c.py' }, 'call-rm');
+    const cat = toolCall('Bash', { command: 'cat d.py' }, 'call-cat');
+    const missing = (name: string) => `rm: cannot remove '${name}': No such file or directory`;
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Clean up the scratch files.'),
+        assistantMessage([rm]),
+        toolMessage(
+          toolResult(rm, {
+            type: 'error-text',
+            value: [missing('a.py'), missing('b.py'), 'exit code 1'].join('\n'),
+          }),
+        ),
+        assistantMessage([cat]),
+        toolMessage(
+          toolResult(cat, {
+            type: 'error-text',
+            // Another shape (cat's), and one that differs in two names: rows of their own.
+            value: [
+              "cat: 'd.py': No such file or directory",
+              "rm: cannot remove 'e.py': Permission denied 'x'",
+              "rm: cannot remove 'f.py': Permission denied 'y'",
+              'exit code 1',
+            ].join('\n'),
+          }),
+        ),
+      ]),
+    );
+    expect(summary.errors).toEqual([
+      `\`${missing('a.py')}\` (from rm a.py b.py c.py; also 'b.py')`,
+      "`cat: 'd.py': No such file or directory` (from cat d.py)",
+      "`rm: cannot remove 'e.py': Permission denied 'x'` (from cat d.py)",
+      "`rm: cannot remove 'f.py': Permission denied 'y'` (from cat d.py)",
+    ]);
+  });
+
   it('names the command an error came from without the `cd <workspace> &&` every command starts with', () => {
     const command = 'cd /workspace/darkreader__darkreader__0.1 && npx ts-node test_parse.ts';
     const call = toolCall('execute_bash', { command }, 'call-ts-node');

@@ -4,6 +4,7 @@ import {
   codeSpan,
   errorSourceLabel,
   isSubAgentTool,
+  type LedgerError,
   type LedgerSnapshot,
   recogniseToolCall,
   runsCommand,
@@ -848,6 +849,35 @@ function mentionedPathsOf(message: IdentifiedMessage): readonly string[] {
   return facts.mentionedPaths;
 }
 
+/** Quoted names in an error message: what differs between errors of one shape (`rm: cannot remove 'x': …`). */
+const quotedName = /'[^'\n]{1,200}'|"[^"\n]{1,200}"/g;
+/** How many other names an error row lists before `+N more`. */
+const maxErrorVariants = 12;
+
+/**
+ * The ledger's errors, those that differ only in one quoted name (a command failing on each of several files) as
+ * one: the first verbatim with its source, the others' names listed after it.
+ */
+function errorGroups(errors: readonly LedgerError[]): Array<{ error: LedgerError; variants: string[] }> {
+  const groups: Array<{ error: LedgerError; variants: string[] }> = [];
+  // The first error of each shape: its quoted names, and where the names of the others go.
+  const byShape = new Map<string, { names: string[]; variants: string[] }>();
+  for (const error of errors) {
+    const names = error.message.match(quotedName) ?? [];
+    const shape = names.length === 0 ? undefined : error.message.replace(quotedName, '\u0001');
+    const first = shape === undefined ? undefined : byShape.get(shape);
+    const differing = first === undefined ? [] : names.filter((name, index) => name !== first.names[index]);
+    if (first !== undefined && differing.length === 1) {
+      first.variants.push(differing[0]!);
+      continue;
+    }
+    const group = { error, variants: [] as string[] };
+    groups.push(group);
+    if (shape !== undefined && first === undefined) byShape.set(shape, { names, variants: group.variants });
+  }
+  return groups;
+}
+
 function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   for (const file of ledger.files) {
     const changes = file.changes.flatMap((change) => {
@@ -890,11 +920,16 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
         `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))} failed ${command.failures}× then passed`,
       );
   }
-  for (const error of ledger.errors)
+  for (const { error, variants } of errorGroups(ledger.errors)) {
+    const also =
+      variants.length === 0
+        ? ''
+        : `; also ${variants.slice(0, maxErrorVariants).join(', ')}${variants.length > maxErrorVariants ? `, +${variants.length - maxErrorVariants} more` : ''}`;
     pushUnique(
       summary.errors,
-      `${codeSpan(error.message)} (from ${capChars(errorSourceLabel(error.source), 60)}${error.count > 1 ? `, ${error.count}×` : ''})`,
+      `${codeSpan(error.message)} (from ${capChars(errorSourceLabel(error.source), 60)}${error.count > 1 ? `, ${error.count}×` : ''}${also})`,
     );
+  }
   for (const test of ledger.tests) {
     const counts = [
       test.passed === undefined ? '' : `${test.passed} passed`,

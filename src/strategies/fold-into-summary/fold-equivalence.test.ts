@@ -69,7 +69,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'c0d93aa108bfed73b0c7c2fa81bdd1f1',
+    result: 'b06ce3748b3d9a8fdc1cb140e3524771',
     archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
