@@ -19,7 +19,8 @@ import {
  * SpecStory markdown exports of Cursor (and Claude Code) agent chats: `_**User**_` / `_**Assistant**_` turns,
  * assistant turns cut into segments by `---` lines. Tool events carry no ids and are recognised by shape
  * (a `bash` fence and its output, a `diff` fence, `Read file:`, a `<details>` search table, `<tool-use>`
- * blocks of newer exports); they become tool calls with results. Everything else stays text, verbatim.
+ * blocks of newer exports, a line Cursor writes for a tool that failed); they become tool calls with results
+ * (failed ones with the line as their error). Everything else stays text, verbatim.
  *
  * Records are the file's sections: the preamble and every segment of every turn, numbered from 0.
  */
