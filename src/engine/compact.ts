@@ -402,8 +402,17 @@ interface PipelineSettings extends CompactSettings {
 
 /** Runs the strategies in order until the budget holds, then repairs; repeats while repairs add tokens. */
 function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): EngineSteps<PipelineRun> {
-  const { budgetTokens, provider, accountant, archive, strategies, preservedIds, count, fixedTokens } =
-    settings;
+  const {
+    budgetTokens,
+    provider,
+    allowPendingToolCalls,
+    accountant,
+    archive,
+    strategies,
+    preservedIds,
+    count,
+    fixedTokens,
+  } = settings;
   let messages = input;
   const run: PipelineRun = {
     messages,
@@ -438,10 +447,7 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
       run.actions.push(...result.actions);
       run.warnings.push(...result.warnings);
     }
-    const repaired = repairMessages(messages, {
-      provider,
-      allowPendingToolCalls: settings.allowPendingToolCalls,
-    });
+    const repaired = repairMessages(messages, { provider, allowPendingToolCalls });
     run.repairs.push(...repaired.repairs);
     messages = assignIds(repaired.messages);
     tokens = count(messages);
