@@ -5,7 +5,7 @@ import { isPrecisError } from '../errors/index.js';
 import { assignIds } from '../messages/ids.js';
 import type { IdentifiedMessage, Message } from '../messages/types.js';
 import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
-import { buildLedger, createLedger } from './create-ledger.js';
+import { buildLedger, createdFileKeys, createLedger, ledgerFileKey } from './create-ledger.js';
 
 const ledgerOf = (messages: Message[]) => buildLedger(assignIds(messages));
 
@@ -255,6 +255,34 @@ describe('other agents', () => {
       status: 'modified',
       changes: [{ kind: 'write' }],
     });
+  });
+
+  it('knows the files the session created: their first change that worked made them, under either spelling', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        // Created here (after a create that failed), then edited: still the session's own file.
+        .tools([
+          {
+            name: 'Write',
+            input: { file_path: './new.ts', content: 'x' },
+            output: { type: 'error-text', value: 'EACCES' },
+          },
+        ])
+        .tools([{ name: 'Write', input: { file_path: './new.ts', content: 'x' }, output: 'ok' }])
+        .tools([
+          { name: 'Edit', input: { file_path: 'new.ts', old_string: 'x', new_string: 'y' }, output: 'ok' },
+        ])
+        // Edited without a read (it was there), and only read.
+        .tools([
+          { name: 'Edit', input: { file_path: 'old.ts', old_string: 'a', new_string: 'b' }, output: 'ok' },
+        ])
+        .tools([{ name: 'Read', input: { file_path: 'seen.ts' }, output: 'a' }])
+        .build(),
+    );
+    const created = createdFileKeys(snapshot);
+    expect([...created]).toEqual(['new.ts']);
+    expect(created.has(ledgerFileKey('./new.ts'))).toBe(true);
   });
 
   it('importer placeholders leave a command without a status and add no error', () => {

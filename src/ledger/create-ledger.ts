@@ -49,8 +49,17 @@ interface PendingCall {
 }
 
 /** `./src/x.ts` and `src/x.ts` are one file; other spellings (absolute vs relative) stay apart. */
-function fileKey(path: string): string {
+export function ledgerFileKey(path: string): string {
   return path.startsWith('./') ? path.slice(2) : path;
+}
+
+/** The keys (`ledgerFileKey`) of the files the session created: the first of their changes that worked made them. */
+export function createdFileKeys(snapshot: LedgerSnapshot): Set<string> {
+  const keys = new Set<string>();
+  for (const file of snapshot.files)
+    if (file.changes.find((change) => change.failed !== true)?.kind === 'create')
+      keys.add(ledgerFileKey(file.path));
+  return keys;
 }
 
 function deriveStatus(file: LedgerFile): FileStatus {
@@ -134,7 +143,7 @@ export function createLedger(): Ledger {
   };
 
   const fileFor = (path: string, messageId: string): LedgerFile => {
-    const key = fileKey(path);
+    const key = ledgerFileKey(path);
     let file = files.get(key);
     if (file === undefined) {
       file = {
@@ -154,11 +163,13 @@ export function createLedger(): Ledger {
   };
 
   const applyFileAction = (action: FileAction, toolName: string, messageId: string) => {
-    const known = files.get(fileKey(action.path));
-    // Reads that all failed (the file was not there) do not make it known.
+    const known = files.get(ledgerFileKey(action.path));
+    // Reads that all failed (the file was not there) do not make it known, nor do creates that failed; an edit
+    // that failed does (an edit needs the file there).
     const isNew =
       known === undefined ||
-      (known.changes.length === 0 && known.reads > 0 && known.failedReads === known.reads);
+      (known.failedReads === known.reads &&
+        known.changes.every((change) => change.failed === true && change.kind === 'create'));
     const file = fileFor(action.path, messageId);
     if (action.kind === 'read') {
       file.reads++;

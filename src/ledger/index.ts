@@ -1,5 +1,11 @@
 export { diffBodyStats, parseApplyPatch, parseUnifiedDiff, replacementStats } from './code-change.js';
-export { buildLedger, createLedger, maxErrorMessageIds } from './create-ledger.js';
+export {
+  buildLedger,
+  createdFileKeys,
+  createLedger,
+  ledgerFileKey,
+  maxErrorMessageIds,
+} from './create-ledger.js';
 export {
   type CommandStatus,
   commandStatuses,

@@ -422,6 +422,52 @@ describe('buildAnchoredSummary', () => {
     expect(summary.scripts).toEqual(['grep -rn "skipPermissions" src']);
   });
 
+  it('tells lines written into files that were there from lines of files the session created', () => {
+    const calls = [
+      toolCall(
+        'Edit',
+        { file_path: 'src/parse.ts', old_string: 'const re = /=+/g;', new_string: 'const re = /^=+$/gm;' },
+        'call-1',
+      ),
+      toolCall(
+        'Write',
+        {
+          file_path: 'test_parse.ts',
+          content: 'import { parse } from "./src/parse";\nconsole.log(parse(sample));',
+        },
+        'call-2',
+      ),
+      // Written again after it was created: still the session's own file.
+      toolCall(
+        'Edit',
+        {
+          file_path: './test_parse.ts',
+          old_string: 'console.log(parse(sample));',
+          new_string: 'console.log(parse(padded));',
+        },
+        'call-3',
+      ),
+      // A rewrite of a file read first is a change to it, not a new file.
+      toolCall('Read', { file_path: 'tsconfig.json' }, 'call-4'),
+      toolCall(
+        'Write',
+        { file_path: 'tsconfig.json', content: '{\n  "module": "commonjs",\n  "noEmit": false\n}' },
+        'call-5',
+      ),
+    ];
+    const summary = oneStepSummary('Fix the delimiter', calls, 'ok');
+    expect(summary.changes).toEqual(['const re = /^=+$/gm;', '"module": "commonjs",', '"noEmit": false']);
+    expect(summary.createdCode).toEqual([
+      'import { parse } from "./src/parse";',
+      'console.log(parse(sample));',
+      'console.log(parse(padded));',
+    ]);
+    // Both are code written; the changes come first.
+    const text = renderAnchoredSummary(summary);
+    expect(text.indexOf('const re = /^=+$/gm;')).toBeLessThan(text.indexOf('console.log(parse(padded));'));
+    expect(text.match(/## Code written/g)).toHaveLength(1);
+  });
+
   it('says no more of a created file whose lines the transcript does not show than that it was created', () => {
     const calls = [
       toolCall('create', { path: 'src/app/layout.tsx' }, 'call-1'),
@@ -805,6 +851,28 @@ describe('renderAnchoredSummary', () => {
     expect(roomy).not.toContain('import fs');
   });
 
+  it('under a cap favours what changed in files that were there over the lines of files the session created', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 2;
+    const change = 'const delimiterRegex = /^\\s*={2,}\\s*$/gm;';
+    summary.changes.push(change, 'import fs from "node:fs";');
+    const created = ['alpha', 'beta', 'gamma', 'delta', 'epsilon', 'zeta'].map(
+      (name) => `export const ${name}Error = \`failed\`;`,
+    );
+    summary.createdCode.push(...created);
+    // On salience alone every created line ranks above the change.
+    for (const line of created) expect(itemSalience(line)).toBeGreaterThan(itemSalience(change));
+    const text = renderAnchoredSummary(summary, { maxTokens: 60, counter });
+    expect(text).toContain(`- ${change}`);
+    expect(created.filter((line) => text.includes(line)).length).toBeLessThan(created.length);
+    // An import stays below the floor wherever it was written.
+    expect(text).not.toContain('import fs');
+    // Favouring changes the ranking only: uncapped, every line shows, the changes first.
+    const all = renderAnchoredSummary(summary);
+    for (const line of created) expect(all).toContain(line);
+    expect(all.indexOf(change)).toBeLessThan(all.indexOf(created[0]!));
+  });
+
   it('lists files in the order the session touched them, every one that fits, whatever their paths hold', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 2;
@@ -977,7 +1045,7 @@ describe('authoredLinesOf', () => {
         old_string: 'export interface Settings {\n  theme: string;\n}',
         new_string: 'export interface Settings {\n  theme: string;\n  skipPermissions?: boolean;\n}',
       }),
-    ).toEqual({ kind: 'edit', lines: ['skipPermissions?: boolean;'] });
+    ).toEqual({ kind: 'edit', lines: ['skipPermissions?: boolean;'], path: 'src/types.ts' });
     expect(
       authoredLinesOf({
         file_path: '/tmp/check.js',
@@ -1026,7 +1094,11 @@ describe('authoredLinesOf', () => {
         old_str: 'onDismiss: () => setIsOpen(false),',
         new_str: 'mockValueManager\nonDismiss: () => {\n  dispatch({ type: "reset" });',
       }),
-    ).toEqual({ kind: 'edit', lines: ['onDismiss: () => {', 'dispatch({ type: "reset" });'] });
+    ).toEqual({
+      kind: 'edit',
+      lines: ['onDismiss: () => {', 'dispatch({ type: "reset" });'],
+      path: '/workspace/app/src/picker.ts',
+    });
     expect(
       authoredLinesOf({ subagent_type: 'general-purpose', prompt: 'Check package configuration' }),
     ).toEqual({ kind: 'script', lines: ['general-purpose', 'Check package configuration'] });
@@ -1042,8 +1114,12 @@ describe('parseAnchoredSummary', () => {
     expect(parseAnchoredSummary(undefined)).toBeUndefined();
     expect(parseAnchoredSummary({ version: 2 })).toBeUndefined();
     // A record from before a section existed reads it as empty.
-    const { scripts: _scripts, ...older } = anchoredSummaryToJson(summary) as Record<string, unknown>;
-    expect(parseAnchoredSummary(older as never)?.scripts).toEqual([]);
+    const {
+      scripts: _scripts,
+      createdCode: _created,
+      ...older
+    } = anchoredSummaryToJson(summary) as Record<string, unknown>;
+    expect(parseAnchoredSummary(older as never)).toMatchObject({ scripts: [], createdCode: [] });
     expect(
       parseAnchoredSummary({ ...(anchoredSummaryToJson(summary) as object), errors: [1] }),
     ).toBeUndefined();

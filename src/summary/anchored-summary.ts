@@ -2,10 +2,12 @@ import { closedFenceBodies, fencedBlocks } from '../internal/markdown-fences.js'
 import {
   buildLedger,
   codeSpan,
+  createdFileKeys,
   errorSourceLabel,
   isSubAgentTool,
   type LedgerError,
   type LedgerSnapshot,
+  ledgerFileKey,
   recogniseToolCall,
   runsCommand,
 } from '../ledger/index.js';
@@ -44,10 +46,13 @@ export interface AnchoredSummary {
   failedApproaches: string[];
   commands: string[];
   /**
-   * Lines the agent wrote into project files (edit replacements, new files), verbatim and distinct; what an
-   * edit only moved or kept is left out.
+   * Lines the agent wrote into project files that were there before the session (edit replacements, rewrites),
+   * verbatim and distinct; what an edit only moved or kept is left out. Records written before `createdCode`
+   * existed hold new files' lines here too.
    */
   changes: string[];
+  /** Lines of the project files the session created (not in scratch locations), verbatim and distinct. */
+  createdCode: string[];
   /**
    * Lines of scripts, commands and scratch files the agent wrote, and of the code blocks in its messages (a
    * change it proposed, a command for the user), verbatim and distinct.
@@ -105,6 +110,7 @@ type ListSection =
   | 'failedApproaches'
   | 'commands'
   | 'changes'
+  | 'createdCode'
   | 'scripts'
   | 'results'
   | 'currentState'
@@ -460,6 +466,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     failedApproaches: [],
     commands: [],
     changes: [],
+    createdCode: [],
     scripts: [],
     results: [],
     currentState: [],
@@ -530,14 +537,22 @@ export function buildAnchoredSummary(
       pushUnique(summary.currentState, `Last step: ${withoutListMarker(lastSentence)}`);
   }
 
+  const snapshot = ledger ?? buildLedger(droppedMessages);
+  const created = createdFileKeys(snapshot);
   for (const message of assistants)
-    for (const authored of authoredOfMessage(message))
-      for (const line of authored.lines)
-        pushUnique(authored.kind === 'edit' ? summary.changes : summary.scripts, line);
+    for (const authored of authoredOfMessage(message)) {
+      const section =
+        authored.kind === 'script'
+          ? summary.scripts
+          : authored.path !== undefined && created.has(ledgerFileKey(authored.path))
+            ? summary.createdCode
+            : summary.changes;
+      for (const line of authored.lines) pushUnique(section, line);
+    }
   for (const message of assistants)
     for (const line of proseCodeOf(message)) pushUnique(summary.scripts, line);
   for (const line of commandResultLines(originals)) pushUnique(summary.results, line);
-  addLedger(summary, ledger ?? buildLedger(droppedMessages));
+  addLedger(summary, snapshot);
   addMentionedFiles(summary, assistants);
   const earlier = previous === undefined ? undefined : excerptStates.get(previous);
   if (earlier !== undefined) excerptStates.delete(previous!);
@@ -692,6 +707,8 @@ export type AuthoredKind = 'edit' | 'script';
 export interface AuthoredLines {
   kind: AuthoredKind;
   lines: string[];
+  /** The file an edit wrote to, as the call named it. */
+  path?: string;
 }
 
 /** Scratch locations: files written there are throwaway scripts, not the project's code. */
@@ -734,10 +751,10 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
   walk(input, undefined);
   const lines = keptLines(written, replaced);
   const projectFile = path !== undefined && !scratchPath.test(path) && (hasReplacement || written.length > 1);
-  if (!projectFile) return { kind: 'script', lines };
+  if (path === undefined || !projectFile) return { kind: 'script', lines };
   // A lone word in an edit is the editor's sub-command (`str_replace`, `create`) or a bare name, not code
   // written; in other calls it can be the point (a sub-agent's type).
-  return { kind: 'edit', lines: lines.filter((line) => !loneWord.test(line)) };
+  return { kind: 'edit', lines: lines.filter((line) => !loneWord.test(line)), path };
 }
 
 const loneWord = /^[\w$.-]+$/;
@@ -972,6 +989,7 @@ const listSections: readonly ListSection[] = [
   'failedApproaches',
   'commands',
   'changes',
+  'createdCode',
   'scripts',
   'results',
   'currentState',

@@ -84,7 +84,17 @@ interface RenderedSection {
   keep: LinePolicy;
   /** Under a cap, the share of the room the section may take whatever its weight. */
   minShare?: number;
+  /** Salient sections: how many of the first lines rank `favouredFactor` times their salience. @default 0 */
+  favoured?: number;
 }
+
+/**
+ * How much more a line written into a file that was there before weighs than one of a file the session created:
+ * what an edit changed is what reading the file again cannot tell, and the project's diff is made of it; a
+ * new file (a test, a repro script, a module) can be read back whole, and its many lines crowd the edits out.
+ * On the shared sessions at 10%, 3 and 4 did best (+3 probes; 1.5 nothing, 6 and more lost one at 20%).
+ */
+const favouredFactor = 3;
 
 /** The `minShare` of an uncapped intent: the task only the summary holds anchors everything else. */
 const intentMinShare = 0.3;
@@ -97,6 +107,7 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   const bullets = (items: readonly string[]) => items.map((item) => `- ${item}`);
   const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
+  const changed = new Set(summary.changes);
   return [
     {
       title: 'Session intent',
@@ -122,7 +133,13 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     { title: 'Commands', weight: 0.08, lines: bullets(summary.commands), keep: 'salient' },
     // Weights follow what the lines hold: on the shared sessions, code written carried the most probe facts per
     // token (38 per thousand shown), excerpts the fewest (8).
-    { title: 'Code written (verbatim)', weight: 0.2, lines: bullets(summary.changes), keep: 'salient' },
+    {
+      title: 'Code written (verbatim)',
+      weight: 0.2,
+      lines: bullets([...summary.changes, ...summary.createdCode.filter((line) => !changed.has(line))]),
+      keep: 'salient',
+      favoured: summary.changes.length,
+    },
     { title: 'Scripts and commands written', weight: 0.08, lines: bullets(summary.scripts), keep: 'salient' },
     { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
     { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
@@ -208,18 +225,28 @@ interface FittedLines {
  * is worked out once and each cap's choice remembered: a fold renders the same record under several caps.
  * `lineTokens` are the lines' counts; each takes its newline too.
  */
-function lineFitter(lines: readonly string[], lineTokens: readonly number[], policy: LinePolicy): LineFitter {
+function lineFitter(
+  lines: readonly string[],
+  lineTokens: readonly number[],
+  policy: LinePolicy,
+  favoured: number,
+): LineFitter {
   let order: FitCandidate[] | undefined;
   const fitted = new Map<string, FittedLines>();
   const salient = policy === 'salient';
   const rank = (): FitCandidate[] => {
     // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
     const rarities = salient ? raritiesOf(lines) : undefined;
-    const ranked: FitCandidate[] = lines.map((line, index) => ({
-      line,
-      index,
-      score: rarities === undefined ? 0 : memoisedSalience(line) * (0.5 + rarities[index]!),
-    }));
+    const ranked: FitCandidate[] = lines.map((line, index) => {
+      if (rarities === undefined) return { line, index, score: 0 };
+      const score = memoisedSalience(line) * (0.5 + rarities[index]!);
+      // Favour only what clears the floor: an import stays below it wherever it was written.
+      return {
+        line,
+        index,
+        score: index < favoured && score >= minSalience ? score * favouredFactor : score,
+      };
+    });
     if (salient) ranked.sort((a, b) => b.score - a.score || a.index - b.index);
     if (policy === 'latest') ranked.reverse();
     return ranked;
@@ -419,6 +446,7 @@ export interface CreateAnchoredSummaryRendererOptions
 interface FittedSection {
   title: string;
   keep: LinePolicy;
+  favoured: number;
   lines: readonly string[];
   lineTokens: readonly number[];
   fitter: LineFitter;
@@ -460,6 +488,7 @@ export function createAnchoredSummaryRenderer(
       (candidate) =>
         candidate.title === section.title &&
         candidate.keep === section.keep &&
+        candidate.favoured === (section.favoured ?? 0) &&
         candidate.lines.length === section.lines.length &&
         candidate.lines.every((line, index) => line === section.lines[index]),
     );
@@ -469,9 +498,10 @@ export function createAnchoredSummaryRenderer(
     return {
       title: section.title,
       keep: section.keep,
+      favoured: section.favoured ?? 0,
       lines: section.lines,
       lineTokens,
-      fitter: lineFitter(section.lines, lineTokens, section.keep),
+      fitter: lineFitter(section.lines, lineTokens, section.keep, section.favoured ?? 0),
       // The section's natural size.
       natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
     };

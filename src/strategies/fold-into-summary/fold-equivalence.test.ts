@@ -56,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '555ab04eb03b08b01bd1fd3989fdd91f', archive: 'e464e599f970f427837e6c57fa5bc806' },
-  '0.1': { result: '9d2857aa13d44993b5e9989dd3a2cf0e', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: '4d5470491a04b0f788e7513ce680866e', archive: '7d0cfb833c681c886ff4ffb49da37093' },
-  '0.2': { result: '70e91d8e6b3b47733d1652980908b298', archive: '3980bc304e027285c05ca834bdb7f8de' },
-  '0.3': { result: '7a2e277dadf0f30276c92d0e2d3deefc', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
+  '0.05': { result: 'c0a80c18c3f182fe27b0ad147c2d66ce', archive: 'e464e599f970f427837e6c57fa5bc806' },
+  '0.1': { result: 'de2895260f591d44b47d5ef0e8478306', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
+  '0.15': { result: '6f9e4bd6ce5ad087c77684c09ebaf89f', archive: '7d0cfb833c681c886ff4ffb49da37093' },
+  '0.2': { result: 'b2a00a6cc779556d78845171be5dee92', archive: '3980bc304e027285c05ca834bdb7f8de' },
+  '0.3': { result: '44ded65b2a87e5fd1c31e0c2cdd78e45', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'c7cedecf30ed1db7b9a861711f6d48fa',
+    result: '7f3eeeef51d6254a2ad839de115dd6e7',
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'b06ce3748b3d9a8fdc1cb140e3524771',
+    result: '66be930a70ba0e44a36fd85c6fffef04',
     archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '288615d25c062ffe57a41677b6bd8384',
+    result: '30b41d1f7e5c8e4a2eda15b2a56fe0f4',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'd7e5f603bfe15770d05df028216b998e',
+    result: 'ab108b8234d758ae262d8e27297c05bb',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '5bc6dbd14d6b5eb2f0fcdd55fa77a125',
+    result: '66d3e18f919143559b21819715256bd3',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
