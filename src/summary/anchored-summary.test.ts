@@ -468,6 +468,44 @@ describe('buildAnchoredSummary', () => {
     expect(text.match(/## Code written/g)).toHaveLength(1);
   });
 
+  it('keeps the definitions its reads printed whose names its prose writes as code, once, where they are', () => {
+    const read = toolCall(
+      'bash',
+      { command: "nl -ba django/db/models/sql/query.py | sed -n '545,560p'" },
+      'call-1',
+    );
+    const grep = toolCall(
+      'bash',
+      { command: 'grep -n "def get_count" django/db/models/sql/query.py' },
+      'call-2',
+    );
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Strip unused annotations from count queries'),
+        assistantMessage([read]),
+        toolMessage(
+          toolResult(
+            read,
+            '   548\t    def get_count(self, using):\n   556\t    def has_filters(self):\n   559\t    def exists(self):',
+          ),
+        ),
+        assistantMessage([
+          { type: 'text', text: '`get_count` wraps the query; has_filters() is unrelated.' },
+          grep,
+        ]),
+        toolMessage(toolResult(grep, '548:    def get_count(self, using):')),
+      ]),
+    );
+    // `exists` was printed but never talked about as code; `get_count` was printed twice.
+    expect(summary.definitions).toEqual([
+      '`django/db/models/sql/query.py:548` def get_count(self, using):',
+      '`django/db/models/sql/query.py:556` def has_filters(self):',
+    ]);
+    expect(renderAnchoredSummary(summary)).toContain(
+      '## Definitions looked at (verbatim)\n- `django/db/models/sql/query.py:548` def get_count(self, using):',
+    );
+  });
+
   it('says no more of a created file whose lines the transcript does not show than that it was created', () => {
     const calls = [
       toolCall('create', { path: 'src/app/layout.tsx' }, 'call-1'),

@@ -17,10 +17,12 @@ import {
   messageText,
   requestOnly,
   toolCallsOf,
+  toolOutputText,
   typedRequest,
 } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
+import { codeNamesOf, type Declaration, declarationsOf, definitionLine } from './definitions.js';
 import { countFacts } from './fact-count.js';
 
 /**
@@ -41,6 +43,12 @@ export interface AnchoredSummary {
    * through tools (an issue comment, a plan), verbatim, in the order first cited: where it found things.
    */
   locations: string[];
+  /**
+   * Declaration lines (`def`, `class`, `function`, exported constants) that the agent's reads printed and whose
+   * names its prose writes as code, with where they are (`path:line`) when the read says: the definitions it
+   * worked with.
+   */
+  definitions: string[];
   decisions: string[];
   errors: string[];
   failedApproaches: string[];
@@ -116,7 +124,8 @@ type ListSection =
   | 'currentState'
   | 'nextSteps'
   | 'excerpts'
-  | 'locations';
+  | 'locations'
+  | 'definitions';
 
 /**
  * Items kept per section in the record (the rendering caps further): the first half for good (how the session
@@ -220,6 +229,10 @@ interface MessageFacts {
   nextSteps?: string[];
   /** The code locations it cites. */
   locations?: string[];
+  /** Of a tool message: the declarations its results print. */
+  declarations?: Declaration[];
+  /** Of an assistant message: the names its prose writes as code. */
+  codeNames?: Set<string>;
 }
 
 type ReasoningItem =
@@ -474,6 +487,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     nextSteps: [],
     excerpts: [],
     locations: [],
+    definitions: [],
     handles: [],
   };
 }
@@ -554,6 +568,7 @@ export function buildAnchoredSummary(
   for (const line of commandResultLines(originals)) pushUnique(summary.results, line);
   addLedger(summary, snapshot);
   addMentionedFiles(summary, assistants);
+  for (const line of definitionsOf(originals, assistants)) pushUnique(summary.definitions, line);
   const earlier = previous === undefined ? undefined : excerptStates.get(previous);
   if (earlier !== undefined) excerptStates.delete(previous!);
   const excerpts = excerptStateOf(originals, earlier);
@@ -845,6 +860,55 @@ function addMentionedFiles(summary: AnchoredSummary, assistants: readonly Identi
     }
 }
 
+/**
+ * The definitions the tool results of `messages` print whose names the prose of `assistants` writes as code, as
+ * summary lines, each declaration once (with its location when any of its printings had one), first seen first.
+ */
+function definitionsOf(
+  messages: readonly IdentifiedMessage[],
+  assistants: readonly IdentifiedMessage[],
+): string[] {
+  const named = new Set<string>();
+  for (const message of assistants) {
+    const facts = factsOf(message);
+    facts.codeNames ??= codeNamesOf(proseOf(message));
+    for (const name of facts.codeNames) named.add(name);
+  }
+  if (named.size === 0) return [];
+  let calls: Map<string, ToolCallPart> | undefined;
+  const byLine = new Map<string, Declaration>();
+  for (const message of messages) {
+    if (message.role !== 'tool' || typeof message.content === 'string') continue;
+    const facts = factsOf(message);
+    if (facts.declarations === undefined) {
+      calls ??= new Map(
+        messages.flatMap((candidate) =>
+          candidate.role === 'assistant' ? toolCallsOf(candidate).map((call) => [call.toolCallId, call]) : [],
+        ),
+      );
+      facts.declarations = [];
+      for (const part of message.content) {
+        if (part.type !== 'tool-result') continue;
+        const output = toolOutputText(part.output);
+        if (output === '') continue;
+        const call = calls.get(part.toolCallId);
+        const reads =
+          call === undefined
+            ? []
+            : recogniseToolCall(call.toolName, call.input).files.filter((file) => file.kind === 'read');
+        facts.declarations.push(...declarationsOf(output, reads.length === 1 ? reads[0]!.path : undefined));
+      }
+    }
+    for (const found of facts.declarations) {
+      if (!named.has(found.name)) continue;
+      const known = byLine.get(found.line);
+      if (known === undefined || (known.location === undefined && found.location !== undefined))
+        byLine.set(found.line, found);
+    }
+  }
+  return [...byLine.values()].map(definitionLine);
+}
+
 /** A file path in a code span: a name with an extension, in folders or not (`src/a.ts`, `rules.mdc`). */
 const mentionedPath = /`((?:[\w.@~-]*\/)*[\w@-][\w.@-]*\.[A-Za-z][A-Za-z0-9]{0,4})`/g;
 /** Dotted names that are code, not files (`os.path`, `self.query`): a path needs a folder or a known extension. */
@@ -996,6 +1060,7 @@ const listSections: readonly ListSection[] = [
   'nextSteps',
   'excerpts',
   'locations',
+  'definitions',
 ];
 
 /**

@@ -127,6 +127,13 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
       lines: summary.locations.map((location) => `- ${codeSpan(location)}`),
       keep: 'first',
     },
+    // What the agent read and talked about: where the functions it works on are, and their signatures.
+    {
+      title: 'Definitions looked at (verbatim)',
+      weight: 0.04,
+      lines: bullets(summary.definitions),
+      keep: 'salient',
+    },
     { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions), keep: 'salient' },
     { title: 'Errors → fixes', weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
     { title: 'Failed approaches', weight: 0.04, lines: bullets(summary.failedApproaches), keep: 'salient' },

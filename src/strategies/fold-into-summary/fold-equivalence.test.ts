@@ -56,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'c0a80c18c3f182fe27b0ad147c2d66ce', archive: 'e464e599f970f427837e6c57fa5bc806' },
-  '0.1': { result: 'de2895260f591d44b47d5ef0e8478306', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: '6f9e4bd6ce5ad087c77684c09ebaf89f', archive: '7d0cfb833c681c886ff4ffb49da37093' },
-  '0.2': { result: 'b2a00a6cc779556d78845171be5dee92', archive: '3980bc304e027285c05ca834bdb7f8de' },
-  '0.3': { result: '44ded65b2a87e5fd1c31e0c2cdd78e45', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
+  '0.05': { result: '5172ef35243d1307cf32cd555c1718a1', archive: 'e464e599f970f427837e6c57fa5bc806' },
+  '0.1': { result: 'd0a0f1c9c761aebcec316dad68733b33', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
+  '0.15': { result: '2f56c60e41878e809410c3b48d90e66b', archive: '7d0cfb833c681c886ff4ffb49da37093' },
+  '0.2': { result: '23e529c7e4e7f6150b3ee4c05cf610d0', archive: '3980bc304e027285c05ca834bdb7f8de' },
+  '0.3': { result: '424fb9cc590f11ec0a2ce61301038c09', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '7f3eeeef51d6254a2ad839de115dd6e7',
+    result: 'b5a3afca42db7e241020ccc8fb9de7c9',
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '66be930a70ba0e44a36fd85c6fffef04',
+    result: '5ce062309b2ca8105ec3e89cb5305ebb',
     archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '30b41d1f7e5c8e4a2eda15b2a56fe0f4',
+    result: 'b9bd1678b4361bcacf2a7a6217354774',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'ab108b8234d758ae262d8e27297c05bb',
+    result: '380541d1f5affd2cc9da3fc336838c8f',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '66d3e18f919143559b21819715256bd3',
+    result: '608833259ade371cc50bf7d216b41233',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
