@@ -506,6 +506,38 @@ describe('buildAnchoredSummary', () => {
     );
   });
 
+  it('tells the output lines naming what the call went to find from the other excerpts, and shows them first', () => {
+    const grep = toolCall('bash', { command: 'grep -rn "get_count" django/db/models/' }, 'call-1');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Strip unused annotations from count queries in django/db/models/query.py'),
+        assistantMessage([{ type: 'text', text: 'Where does `count()` go?' }, grep]),
+        toolMessage(
+          toolResult(
+            grep,
+            [
+              'django/db/models/query.py:625:        return self.query.get_count(using=self.db)',
+              'django/db/models/sql/where.py:12: from django.db.models.expressions import ExpressionWrapper',
+            ].join('\n'),
+          ),
+        ),
+        // Prose is not a tool output: it names get_count, but nothing looked it up.
+        assistantMessage('So django/db/models/sql/query.py has get_count and get_aggregation.'),
+      ]),
+    );
+    expect(summary.soughtExcerpts).toEqual([
+      'django/db/models/query.py:625:        return self.query.get_count(using=self.db)',
+    ]);
+    expect(summary.excerpts).toContain(
+      'django/db/models/sql/where.py:12: from django.db.models.expressions import ExpressionWrapper',
+    );
+    expect(summary.excerpts).toContain('So django/db/models/sql/query.py has get_count and get_aggregation.');
+    expect(summary.excerpts).not.toContain(summary.soughtExcerpts[0]);
+    const text = renderAnchoredSummary(summary);
+    const section = text.slice(text.indexOf('## Excerpts (verbatim)'));
+    expect(section.indexOf('get_count(using=self.db)')).toBeLessThan(section.indexOf('ExpressionWrapper'));
+  });
+
   it('says no more of a created file whose lines the transcript does not show than that it was created', () => {
     const calls = [
       toolCall('create', { path: 'src/app/layout.tsx' }, 'call-1'),
@@ -1155,9 +1187,14 @@ describe('parseAnchoredSummary', () => {
     const {
       scripts: _scripts,
       createdCode: _created,
+      soughtExcerpts: _sought,
       ...older
     } = anchoredSummaryToJson(summary) as Record<string, unknown>;
-    expect(parseAnchoredSummary(older as never)).toMatchObject({ scripts: [], createdCode: [] });
+    expect(parseAnchoredSummary(older as never)).toMatchObject({
+      scripts: [],
+      createdCode: [],
+      soughtExcerpts: [],
+    });
     expect(
       parseAnchoredSummary({ ...(anchoredSummaryToJson(summary) as object), errors: [1] }),
     ).toBeUndefined();

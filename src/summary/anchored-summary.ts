@@ -71,8 +71,16 @@ export interface AnchoredSummary {
   currentState: string[];
   tasks: SummaryTask[];
   nextSteps: string[];
-  /** Verbatim lines of the dropped messages dense in identifiers (paths, URLs, hashes, code), chronological. */
+  /**
+   * Verbatim lines of the dropped messages dense in identifiers (paths, URLs, hashes, code), chronological; those
+   * in `soughtExcerpts` are not here.
+   */
   excerpts: string[];
+  /**
+   * The excerpts from tool outputs that hold a name the calling message wrote as code (the function it grepped
+   * for, the type it opened a file to see): what the agent looked for and found, chronological.
+   */
+  soughtExcerpts: string[];
   /** Archive handles that expand to the folded messages. */
   handles: string[];
 }
@@ -124,6 +132,7 @@ type ListSection =
   | 'currentState'
   | 'nextSteps'
   | 'excerpts'
+  | 'soughtExcerpts'
   | 'locations'
   | 'definitions';
 
@@ -233,6 +242,8 @@ interface MessageFacts {
   declarations?: Declaration[];
   /** Of an assistant message: the names its prose writes as code. */
   codeNames?: Set<string>;
+  /** Of an assistant message: the names its prose and calls write as code, for its results (`soughtNamesOf`). */
+  soughtNames?: Set<string>;
 }
 
 type ReasoningItem =
@@ -486,6 +497,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     tasks: [],
     nextSteps: [],
     excerpts: [],
+    soughtExcerpts: [],
     locations: [],
     definitions: [],
     handles: [],
@@ -574,7 +586,7 @@ export function buildAnchoredSummary(
   const excerpts = excerptStateOf(originals, earlier);
   excerptStates.set(summary, excerpts);
   for (const excerpt of chooseExcerpts(excerpts.ranked, maxExcerptChars))
-    pushUnique(summary.excerpts, excerpt);
+    pushUnique(excerpt.sought ? summary.soughtExcerpts : summary.excerpts, excerpt.line);
   return summary;
 }
 
@@ -644,6 +656,8 @@ interface ExcerptCandidate {
   /** Order of first appearance. */
   position: number;
   score: number;
+  /** A tool output's line naming what its call's message wrote as code (`soughtNamesOf`). */
+  sought: boolean;
 }
 
 /** The excerpt candidates of some messages: each distinct line with identifier-like tokens, best first. */
@@ -676,12 +690,16 @@ function excerptStateOf(
   const seen = continues ? earlier.seen : new Set<string>();
   const known = continues ? earlier.ranked : [];
   const added: ExcerptCandidate[] = [];
-  for (let index = continues ? earlier.messages.length : 0; index < messages.length; index++)
-    for (const { line, score } of excerptCandidatesOf(messages[index]!)) {
+  for (let index = continues ? earlier.messages.length : 0; index < messages.length; index++) {
+    const message = messages[index]!;
+    const sought = soughtNamesOf(message, messages[index - 1]);
+    for (const { line, score } of excerptCandidatesOf(message)) {
       if (seen.has(line)) continue;
       seen.add(line);
-      added.push({ line, position: known.length + added.length, score });
+      const position = known.length + added.length;
+      added.push({ line, position, score, sought: sought !== undefined && namesAny(line, sought) });
     }
+  }
   added.sort(byRank);
   const ranked: ExcerptCandidate[] = [];
   let knownIndex = 0;
@@ -695,8 +713,44 @@ function excerptStateOf(
   return { messages, seen, ranked };
 }
 
+/**
+ * For a tool message, the names its call's message (`before`) wrote as code in its prose and its calls' inputs
+ * (`grep -n get_count`, "the `Polygon` class"), four characters or more: what the call went to find.
+ */
+function soughtNamesOf(
+  message: IdentifiedMessage,
+  before: IdentifiedMessage | undefined,
+): ReadonlySet<string> | undefined {
+  if (message.role !== 'tool' || before?.role !== 'assistant') return undefined;
+  const facts = factsOf(before);
+  if (facts.soughtNames === undefined) {
+    facts.soughtNames = new Set();
+    const inputs = toolCallsOf(before).flatMap((call) =>
+      typeof call.input === 'string' ? [call.input] : jsonStrings(call.input),
+    );
+    for (const names of [proseCodeNamesOf(before), codeNamesOf(inputs.join('\n'))])
+      for (const name of names) if (name.length >= 4) facts.soughtNames.add(name);
+  }
+  return facts.soughtNames;
+}
+
+/** The names an assistant message's prose writes as code. */
+function proseCodeNamesOf(message: IdentifiedMessage): ReadonlySet<string> {
+  const facts = factsOf(message);
+  facts.codeNames ??= codeNamesOf(proseOf(message));
+  return facts.codeNames;
+}
+
+const identifierPattern = /[A-Za-z_$][\w$]*/g;
+
+function namesAny(line: string, names: ReadonlySet<string>): boolean {
+  if (names.size === 0) return false;
+  for (const word of line.match(identifierPattern) ?? []) if (names.has(word)) return true;
+  return false;
+}
+
 /** The lines densest in identifier-like tokens, up to `maxChars`, in their original order. */
-function chooseExcerpts(ranked: readonly ExcerptCandidate[], maxChars: number): string[] {
+function chooseExcerpts(ranked: readonly ExcerptCandidate[], maxChars: number): ExcerptCandidate[] {
   const chosen: ExcerptCandidate[] = [];
   let used = 0;
   for (const candidate of ranked) {
@@ -704,7 +758,7 @@ function chooseExcerpts(ranked: readonly ExcerptCandidate[], maxChars: number): 
     chosen.push(candidate);
     used += candidate.line.length;
   }
-  return chosen.sort((a, b) => a.position - b.position).map((candidate) => candidate.line);
+  return chosen.sort((a, b) => a.position - b.position);
 }
 
 /** Input fields holding text an edit replaces (their lines are context, not something the agent wrote). */
@@ -869,11 +923,7 @@ function definitionsOf(
   assistants: readonly IdentifiedMessage[],
 ): string[] {
   const named = new Set<string>();
-  for (const message of assistants) {
-    const facts = factsOf(message);
-    facts.codeNames ??= codeNamesOf(proseOf(message));
-    for (const name of facts.codeNames) named.add(name);
-  }
+  for (const message of assistants) for (const name of proseCodeNamesOf(message)) named.add(name);
   if (named.size === 0) return [];
   let calls: Map<string, ToolCallPart> | undefined;
   const byLine = new Map<string, Declaration>();
@@ -1059,6 +1109,7 @@ const listSections: readonly ListSection[] = [
   'currentState',
   'nextSteps',
   'excerpts',
+  'soughtExcerpts',
   'locations',
   'definitions',
 ];

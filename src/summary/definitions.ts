@@ -51,16 +51,20 @@ export function declarationsOf(output: string, path?: string): Declaration[] {
 
 const codeSpan = /`([^`\n]+)`/g;
 const identifier = /[A-Za-z_$][\w$]*/g;
-/** A name written as code outside a code span: called (`parse(`), snake_case, camelCase or with a digit. */
-const codeLikeName =
-  /[A-Za-z_$][\w$]*(?=\()|\b[a-z$][\w$]*_[\w$]+|\b_[\w$]+|\b[a-z][a-z0-9]*[A-Z][\w$]*|\b[A-Z][a-z0-9]+[A-Z][\w$]*/g;
+/** snake_case, `_private`, camelCase, PascalCase with a second word: shaped like an identifier, not a word. */
+const identifierShape = /[A-Za-z0-9$]_|^_\w|[a-z0-9][A-Z]/;
 
-/** The names `prose` writes as code: in code spans, called, or shaped like an identifier. */
+/** The names `prose` writes as code: in code spans, called (`parse(`), or shaped like an identifier. */
 export function codeNamesOf(prose: string): Set<string> {
   const names = new Set<string>();
   for (const span of prose.matchAll(codeSpan))
     for (const name of span[1]!.match(identifier) ?? []) names.add(name);
-  for (const name of prose.match(codeLikeName) ?? []) names.add(name);
+  // One pass over the words: a pattern of the shapes with a lookahead is tried at every position, ten times slower.
+  for (const match of prose.matchAll(identifier)) {
+    const name = match[0];
+    if (names.has(name)) continue;
+    if (prose.charCodeAt(match.index + name.length) === 40 || identifierShape.test(name)) names.add(name);
+  }
   return names;
 }
 

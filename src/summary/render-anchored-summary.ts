@@ -89,10 +89,13 @@ interface RenderedSection {
 }
 
 /**
- * How much more a line written into a file that was there before weighs than one of a file the session created:
- * what an edit changed is what reading the file again cannot tell, and the project's diff is made of it; a
- * new file (a test, a repro script, a module) can be read back whole, and its many lines crowd the edits out.
- * On the shared sessions at 10%, 3 and 4 did best (+3 probes; 1.5 nothing, 6 and more lost one at 20%).
+ * How much more a favoured line weighs:
+ * - code written into a file that was there before, over the lines of files the session created: what an edit
+ *   changed is what reading the file again cannot tell, and the project's diff is made of it; a new file (a
+ *   test, a repro script, a module) can be read back whole, and its many lines crowd the edits out. On the
+ *   shared sessions at 10%, 3 and 4 did best (+3 probes; 1.5 nothing, 6 and more lost one at 20%);
+ * - an excerpt holding what its call went to find (`soughtExcerpts`), over other dense lines: +2 probes at 10%
+ *   and +3 at 20%, one lost at 5% (3 to 10 alike; 2 or applied to command results as well lost at 10%).
  */
 const favouredFactor = 3;
 
@@ -108,6 +111,7 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
   const changed = new Set(summary.changes);
+  const sought = new Set(summary.soughtExcerpts);
   return [
     {
       title: 'Session intent',
@@ -152,7 +156,13 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
     { title: 'Next steps', weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
     { title: 'Command results (verbatim)', weight: 0.16, lines: bullets(summary.results), keep: 'salient' },
-    { title: 'Excerpts (verbatim)', weight: 0.05, lines: bullets(summary.excerpts), keep: 'salient' },
+    {
+      title: 'Excerpts (verbatim)',
+      weight: 0.05,
+      lines: bullets([...summary.soughtExcerpts, ...summary.excerpts.filter((line) => !sought.has(line))]),
+      keep: 'salient',
+      favoured: summary.soughtExcerpts.length,
+    },
     {
       title: 'Archived',
       weight: 0.03,

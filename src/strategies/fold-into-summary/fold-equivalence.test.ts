@@ -56,32 +56,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '5172ef35243d1307cf32cd555c1718a1', archive: 'e464e599f970f427837e6c57fa5bc806' },
-  '0.1': { result: 'd0a0f1c9c761aebcec316dad68733b33', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: '2f56c60e41878e809410c3b48d90e66b', archive: '7d0cfb833c681c886ff4ffb49da37093' },
-  '0.2': { result: '23e529c7e4e7f6150b3ee4c05cf610d0', archive: '3980bc304e027285c05ca834bdb7f8de' },
-  '0.3': { result: '424fb9cc590f11ec0a2ce61301038c09', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
+  '0.05': { result: '91c8f85cd5196a0dc8b7175f066c44b5', archive: 'e464e599f970f427837e6c57fa5bc806' },
+  '0.1': { result: 'f6c6a3e9ca832b4182e89453866a4483', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
+  '0.15': { result: '27b2a8245512573e1e14792222703f6e', archive: '7d0cfb833c681c886ff4ffb49da37093' },
+  '0.2': { result: '04323edd943a9ad4d8e1627c1ac01d47', archive: '3980bc304e027285c05ca834bdb7f8de' },
+  '0.3': { result: 'cc132b36f0afd19cf84bf274044d7240', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'b5a3afca42db7e241020ccc8fb9de7c9',
+    result: 'b215e08904c693413879f9adbc6930ac',
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '5ce062309b2ca8105ec3e89cb5305ebb',
+    result: '418a5d72d85fba256be3301b474107dd',
     archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'b9bd1678b4361bcacf2a7a6217354774',
+    result: 'b6f2809b3efa298c48794d40504ab54b',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '380541d1f5affd2cc9da3fc336838c8f',
+    result: '886e874709a365ceb56a191187210fa2',
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '608833259ade371cc50bf7d216b41233',
+    result: '10fd4b6fbffad97b6420b62d8bfa4ac0',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
