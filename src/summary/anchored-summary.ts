@@ -22,7 +22,7 @@ import {
 } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
-import { codeNamesOf, type Declaration, declarationsOf, definitionLine } from './definitions.js';
+import { codeNamesOf, type Declaration, declarationsOf, definitionLine, namesAny } from './definitions.js';
 import { countFacts } from './fact-count.js';
 
 /**
@@ -741,14 +741,6 @@ function proseCodeNamesOf(message: IdentifiedMessage): ReadonlySet<string> {
   return facts.codeNames;
 }
 
-const identifierPattern = /[A-Za-z_$][\w$]*/g;
-
-function namesAny(line: string, names: ReadonlySet<string>): boolean {
-  if (names.size === 0) return false;
-  for (const word of line.match(identifierPattern) ?? []) if (names.has(word)) return true;
-  return false;
-}
-
 /** The lines densest in identifier-like tokens, up to `maxChars`, in their original order. */
 function chooseExcerpts(ranked: readonly ExcerptCandidate[], maxChars: number): ExcerptCandidate[] {
   const chosen: ExcerptCandidate[] = [];
@@ -819,8 +811,9 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
   };
   walk(input, undefined);
   const lines = keptLines(written, replaced);
-  const projectFile = path !== undefined && !scratchPath.test(path) && (hasReplacement || written.length > 1);
-  if (path === undefined || !projectFile) return { kind: 'script', lines };
+  // A project file: named, outside scratch locations, and written into (a replacement, or more than one line).
+  if (path === undefined || scratchPath.test(path) || !(hasReplacement || written.length > 1))
+    return { kind: 'script', lines };
   // A lone word in an edit is the editor's sub-command (`str_replace`, `create`) or a bare name, not code
   // written; in other calls it can be the point (a sub-agent's type).
   return { kind: 'edit', lines: lines.filter((line) => !loneWord.test(line)), path };

@@ -68,6 +68,13 @@ export function codeNamesOf(prose: string): Set<string> {
   return names;
 }
 
+/** Whether `text` holds one of `names` as a whole identifier. */
+export function namesAny(text: string, names: ReadonlySet<string>): boolean {
+  if (names.size === 0) return false;
+  for (const word of text.match(identifier) ?? []) if (names.has(word)) return true;
+  return false;
+}
+
 /** A declaration as a summary line: where it is, then the line. */
 export function definitionLine(found: Declaration): string {
   return found.location === undefined ? found.line : `\`${found.location}\` ${found.line}`;

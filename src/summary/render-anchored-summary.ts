@@ -110,8 +110,6 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   const bullets = (items: readonly string[]) => items.map((item) => `- ${item}`);
   const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
-  const changed = new Set(summary.changes);
-  const sought = new Set(summary.soughtExcerpts);
   return [
     {
       title: 'Session intent',
@@ -147,9 +145,8 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     {
       title: 'Code written (verbatim)',
       weight: 0.2,
-      lines: bullets([...summary.changes, ...summary.createdCode.filter((line) => !changed.has(line))]),
+      ...favouredFirst(summary.changes, summary.createdCode),
       keep: 'salient',
-      favoured: summary.changes.length,
     },
     { title: 'Scripts and commands written', weight: 0.08, lines: bullets(summary.scripts), keep: 'salient' },
     { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
@@ -159,9 +156,8 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     {
       title: 'Excerpts (verbatim)',
       weight: 0.05,
-      lines: bullets([...summary.soughtExcerpts, ...summary.excerpts.filter((line) => !sought.has(line))]),
+      ...favouredFirst(summary.soughtExcerpts, summary.excerpts),
       keep: 'salient',
-      favoured: summary.soughtExcerpts.length,
     },
     {
       title: 'Archived',
@@ -170,6 +166,16 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
       keep: 'first',
     },
   ];
+}
+
+/** A section's bulleted lines, the `favoured` items first (and counted) and the `rest` not among them after. */
+function favouredFirst(
+  favoured: readonly string[],
+  rest: readonly string[],
+): Pick<RenderedSection, 'lines' | 'favoured'> {
+  const first = new Set(favoured);
+  const items = [...favoured, ...rest.filter((item) => !first.has(item))];
+  return { lines: items.map((item) => `- ${item}`), favoured: favoured.length };
 }
 
 /** Every line of a section but those shown elsewhere: the section uncapped. */
