@@ -89,18 +89,18 @@ export function createPieceCounter(core: unknown, check: (text: string) => numbe
   const unicodePattern = new RegExp(o200kPiecePattern.source, 'gu');
   const pieces = new Map<string, number>();
 
-  // gpt-tokenizer remembers the merges of a piece outside its vocabulary under the piece: a detached copy too.
-  const newPieceTokens = (piece: string): number =>
-    ranks.has(piece)
-      ? 1
-      : core.bytePairEncode(piece.length < minSlicedLength ? piece : detached(piece)).length;
+  // gpt-tokenizer remembers the merges of a piece outside its vocabulary under the piece, and this counter
+  // remembers its count: both keep one detached copy.
+  const ownPiece = (piece: string): string => (piece.length < minSlicedLength ? piece : detached(piece));
+  const newPieceTokens = (own: string): number => (ranks.has(own) ? 1 : core.bytePairEncode(own).length);
   const pieceTokens = (piece: string, cache: boolean): number => {
-    if (!cache) return newPieceTokens(piece);
+    if (!cache) return newPieceTokens(ownPiece(piece));
     let tokens = pieces.get(piece);
     if (tokens === undefined) {
-      tokens = newPieceTokens(piece);
+      const own = ownPiece(piece);
+      tokens = newPieceTokens(own);
       if (pieces.size >= maxCachedPieces) pieces.clear();
-      pieces.set(piece.length < minSlicedLength ? piece : detached(piece), tokens);
+      pieces.set(own, tokens);
     }
     return tokens;
   };
