@@ -109,6 +109,8 @@ describe('compressProse', () => {
       ['unicode ellipsis', 'It hung for a while… and then it finally passed on the retry.'],
       ['inline code', 'Run `node -e "a. B"` with the flag set before the suite.'],
       ['numbered references', 'See Fig. 3 and No. 7 in the design document for the diagram.'],
+      ['initials', 'The parser was written by J. R. Hartley and A. B. Smith in their spare time.'],
+      ['months', 'It shipped on Jan. 5 and the fix followed on Sept. 12 in the same year.'],
     ] as const;
     for (const [name, sentence] of hazards) {
       it(`does not split ${name}`, () => {
@@ -144,6 +146,41 @@ describe('compressProse', () => {
         if (trimmed !== '') expect(input).toContain(trimmed);
       }
       expect(output).toContain('src/retry/backoff.ts.');
+    });
+  });
+
+  describe('Chinese and Japanese prose', () => {
+    const sentences = [
+      'セッションの最初に失敗したテストを読みました。',
+      '天気は午後のほとんどの間とても良かったです。',
+      'リトライの間隔は src/retry/backoff.ts で指数関数的にすることに決めました、固定の遅延ではAPIのレート制限にかかるからです。',
+      '皆さんはかなり機嫌が良さそうでした。',
+      'コーヒーメーカーがまた動くようになりました！',
+      '休日の話を少ししましたか？',
+      'ビルドは TypeError: cannot read properties of undefined で失敗しました。',
+      '会議の残りの時間は特に何もありませんでした。',
+    ];
+
+    it('splits at full-width stops, with no space after them, and keeps whole sentences', () => {
+      const input = sentences.join('');
+      const output = compressProse(input, { keepRatio: 0.5 });
+      expect(output).not.toBe(input);
+      expect(output).toContain(elisionMarker);
+      expect(output).toContain(sentences[0]);
+      expect(output).toContain(sentences[6]);
+      // Every kept piece is a run of whole sentences.
+      for (const piece of output.split(elisionMarker)) {
+        if (piece === '') continue;
+        expect(input).toContain(piece);
+        expect(sentences.some((sentence) => piece.startsWith(sentence))).toBe(true);
+        expect(sentences.some((sentence) => piece.endsWith(sentence))).toBe(true);
+      }
+      expect(compressProse(output, { keepRatio: 0.5 })).toBe(output);
+    });
+
+    it('counts sentences at full-width stops: three come back unchanged', () => {
+      const input = sentences.slice(0, 3).join('');
+      expect(compressProse(input, { keepRatio: 0.1 })).toBe(input);
     });
   });
 

@@ -146,10 +146,27 @@ const abbreviations = new Set([
   'ch',
   'eq',
   'ref',
+  // Months: `Jan. 5` is a date, not two sentences (`mar` and `may` are words that can end one).
+  'jan',
+  'feb',
+  'apr',
+  'jun',
+  'jul',
+  'aug',
+  'sep',
+  'sept',
+  'oct',
+  'nov',
+  'dec',
 ]);
 const dottedAbbreviationPattern = /^(?:\p{L}\.)+\p{L}$/u;
-/** Terminal punctuation, closing quotes or brackets or emphasis, then the whitespace after them. */
-const boundaryPattern = /[.!?…]+["'”’)\]*_]*(\s+)/g;
+/** An initial (`A. B. Smith`): one capital letter. Merging `plan B. Then` into one sentence is the safe error. */
+const initialPattern = /^\p{Lu}$/u;
+/**
+ * Terminal punctuation, closing quotes or brackets or emphasis, then the whitespace after them; or a full-width
+ * stop (`。`, `！`, `？`: Chinese and Japanese put no space after a sentence) and its closing brackets.
+ */
+const boundaryPattern = /[.!?…]+["'”’)\]*_]*(\s+)|[。！？]+[」』）】〉》"”’]*(\s*)/g;
 const lowercaseStartPattern = /\p{Ll}/u;
 
 /** Sentence ranges `[start, end)` in `body` (whitespace between sentences belongs to neither). */
@@ -164,7 +181,7 @@ function splitSentences(body: string): number[] {
   for (let match = boundaryPattern.exec(body); match !== null; match = boundaryPattern.exec(body)) {
     const next = match.index + match[0].length;
     if (next >= body.length) break;
-    const sentenceEnd = next - match[1]!.length;
+    const sentenceEnd = next - (match[1] ?? match[2] ?? '').length;
     while (spanIndex < codeSpans.length && codeSpans[spanIndex + 1]! <= match.index) spanIndex += 2;
     if (spanIndex < codeSpans.length && codeSpans[spanIndex]! <= match.index) continue;
     if (lowercaseStartPattern.test(body[next]!)) continue;
@@ -183,11 +200,10 @@ function splitSentences(body: string): number[] {
 function isAbbreviation(body: string, dotIndex: number): boolean {
   let wordStart = dotIndex;
   while (wordStart > 0 && !/\s/.test(body[wordStart - 1]!)) wordStart--;
-  const word = body
-    .slice(wordStart, dotIndex)
-    .replace(/^[([{"'`*_]+/, '')
-    .toLowerCase();
-  return abbreviations.has(word) || dottedAbbreviationPattern.test(word);
+  const word = body.slice(wordStart, dotIndex).replace(/^[([{"'`*_]+/, '');
+  return (
+    abbreviations.has(word.toLowerCase()) || dottedAbbreviationPattern.test(word) || initialPattern.test(word)
+  );
 }
 
 // ------------------------------------------------------------------------------------------- scoring
@@ -326,8 +342,9 @@ function signalScore(text: string): number {
  *   and blank lines. A kept list item keeps its marker and indentation; a dropped run of whole paragraphs or
  *   items becomes one marker line.
  * - Sentences split on `.`, `!`, `?` or an ellipsis followed by whitespace and a word that does not start in
- *   lowercase, never after known abbreviations (e.g., i.e., Mr., vs., U.S.) or inside inline code; decimals,
- *   versions, paths, URLs and file names have no whitespace after their dots, so they never split.
+ *   lowercase, or on a full-width `。`, `！` or `？` (Chinese and Japanese), never after known abbreviations
+ *   (e.g., i.e., Mr., vs., U.S., Jan.), initials (A. B. Smith) or inside inline code; decimals, versions,
+ *   paths, URLs and file names have no whitespace after their dots, so they never split.
  * - Score: position (first sentence of the text and of each paragraph), key terms (TF-IDF over the text's
  *   sentences), decisions, errors and stack lines, file paths, URLs, backticked identifiers, numbers and
  *   content-word density, minus filler; ranked by score per square root of tokens.
