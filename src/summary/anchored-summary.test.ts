@@ -705,6 +705,28 @@ describe('buildAnchoredSummary', () => {
     );
     expect(summary.excerpts).toEqual(['Edit src/a.ts and src/b.ts with retryCount.']);
   });
+
+  it('takes no excerpt that only holds a missing value in table or list dress', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        assistantMessage(
+          [
+            'Searched codebase "tasks-process.mdc" • **1** results',
+            '| File |',
+            '|------|',
+            '| `undefined` |',
+            '- **owner**: `null`',
+            'The loader reads `config/undefined.json` when no name is set.',
+          ].join('\n'),
+        ),
+      ]),
+    );
+    expect(summary.excerpts).toContain('Searched codebase "tasks-process.mdc" • **1** results');
+    expect(summary.excerpts).toContain('The loader reads `config/undefined.json` when no name is set.');
+    expect(summary.excerpts.join('\n')).not.toMatch(/^\| `undefined` \|$/m);
+    // A named field that is empty still says something.
+    expect(summary.excerpts).toContain('- **owner**: `null`');
+  });
 });
 
 describe('renderAnchoredSummary', () => {

@@ -630,13 +630,16 @@ function citedLocations(message: IdentifiedMessage): string[] {
   return locations;
 }
 
+/** A line that holds nothing but a missing value in table or list dress (SpecStory's `| \`undefined\` |`). */
+const placeholderLine = /^[\s|`'"*_:,.()[\]-]*(?:undefined|null|None|nil|NaN)[\s|`'"*_:,.()[\]-]*$/;
+
 function linesOfMessage(message: IdentifiedMessage): string[] {
   const lines: string[] = [];
   // Split at \n alone: trimming drops the \r of a \r\n.
   for (const text of textsOfMessage(message, true))
     for (const line of text.split('\n')) {
       const trimmed = line.trim();
-      if (trimmed.length < 12 || stubLine.test(trimmed)) continue;
+      if (trimmed.length < 12 || stubLine.test(trimmed) || placeholderLine.test(trimmed)) continue;
       lines.push(trimmed.length > 240 ? `${trimmed.slice(0, 240)}…` : trimmed);
     }
   return lines;
