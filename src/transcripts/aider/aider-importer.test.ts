@@ -300,6 +300,11 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
     '',
     '#### /add app.py  ',
     '',
+    // aider logs a request command, then the request it sends the model on its own line.
+    '#### /code drop the unused import  ',
+    '',
+    '#### drop the unused import  ',
+    '',
   ].join('\n');
   const { messages } = importText(history);
   const users = messages.filter((message) => message.role === 'user');
@@ -314,9 +319,12 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
       ['/ask what does app.py import?', false],
       ['/code\nPlease remove the import.', false],
       ['/add app.py', true],
+      ['/code drop the unused import', true],
+      ['drop the unused import', false],
     ]);
     expect(users[2]!.metadata).toMatchObject({ command: '/model' });
     expect(users[3]!.metadata).not.toHaveProperty('command');
+    expect(users[8]!.metadata).toMatchObject({ command: '/code' });
   });
 
   it('reads a multi-line output with blank lines inside as one entry, up to its line break', () => {

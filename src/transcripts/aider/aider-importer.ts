@@ -652,6 +652,11 @@ function parseAider(text: string, context: ImportContext): ImportResult {
       }
       context.use();
       const command = aiderCommand(prompt);
+      // `/ask X` is what the user typed; aider then logs `X`, the request the model got, on its own line.
+      const previous = messages.at(-1);
+      const typed = previous?.role === 'user' ? requestCommandText(previous) : undefined;
+      if (typed !== undefined && typed.text === prompt.trim())
+        previous!.metadata = { ...previous!.metadata, command: typed.command, harness: true };
       messages.push({
         role: 'user',
         content: prompt,
@@ -763,6 +768,15 @@ function aiderCommand(prompt: string): string | undefined {
   const name = match?.[1];
   if (name === undefined || !aiderCommands.has(name)) return undefined;
   return requestCommands.has(name) && match![2]!.trim() !== '' ? undefined : `/${name}`;
+}
+
+/** The command and the request of a user message that is a request command with its text (`/ask X`). */
+function requestCommandText(message: Message): { command: string; text: string } | undefined {
+  if (typeof message.content !== 'string' || message.metadata?.command !== undefined) return undefined;
+  const match = /^\/([a-z]+)[ \t]+(\S[\s\S]*)$/.exec(message.content.trim());
+  return match !== null && requestCommands.has(match[1]!)
+    ? { command: `/${match[1]}`, text: match[2]!.trim() }
+    : undefined;
 }
 
 export const aiderImporter: TranscriptImporter = {
