@@ -377,6 +377,23 @@ describe('errors the conversation states outside tool outputs', () => {
       ['TypeError: x is undefined', 'assistant'],
     ]);
   });
+
+  it("names what a harness wrote in the user's place by the harness, not the user", () => {
+    const snapshot = ledgerOf([
+      { role: 'user', content: 'Fix the parser.' },
+      { role: 'assistant', content: 'Done.' },
+      {
+        role: 'user',
+        content: 'Traceback (most recent call last):\nValueError: bad header in setup.cfg',
+        metadata: { origin: 'aider', harness: true },
+      },
+      { role: 'user', content: 'FileNotFoundError: no such file: out.log', metadata: { harness: true } },
+    ]);
+    expect(snapshot.errors.map(({ message, source }) => [message, source])).toEqual([
+      ['ValueError: bad header in setup.cfg', 'aider output'],
+      ['FileNotFoundError: no such file: out.log', 'harness output'],
+    ]);
+  });
 });
 
 describe('createLedger', () => {

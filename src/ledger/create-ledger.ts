@@ -1,6 +1,6 @@
 import { InvalidMessageError } from '../errors/index.js';
 import { closedFenceBodies } from '../internal/markdown-fences.js';
-import { isDemonstration, isErrorOutput, toolOutputText } from '../messages/content.js';
+import { isDemonstration, isErrorOutput, isHarnessNote, toolOutputText } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
 import { roles } from '../messages/types.js';
 import type {
@@ -334,19 +334,23 @@ export function createLedger(): Ledger {
       // A worked example's files, commands and errors were never this session's.
       if (isDemonstration(message)) return;
       const id = message.id;
+      // What a harness wrote in the user's place (aider's console, a local command's output) is not the user's.
+      const userSource = isHarnessNote(message)
+        ? `${typeof message.metadata?.origin === 'string' ? message.metadata.origin : 'harness'} output`
+        : 'user';
       const contextFiles = message.metadata?.contextFiles;
       if (Array.isArray(contextFiles))
         for (const path of contextFiles)
           if (typeof path === 'string' && path !== '') applyFileAction({ kind: 'read', path }, 'context', id);
       if (typeof message.content === 'string') {
-        if (message.role === 'user') addUserText(message.content, id);
+        if (message.role === 'user') addUserText(message.content, id, userSource);
         else if (message.role === 'assistant') addAssistantText(message.content, id);
         return;
       }
       for (const part of message.content as readonly Part[]) {
         switch (part.type) {
           case 'text':
-            if (message.role === 'user') addUserText(part.text, id);
+            if (message.role === 'user') addUserText(part.text, id, userSource);
             else if (message.role === 'assistant') addAssistantText(part.text, id);
             break;
           case 'tool-call':
@@ -375,11 +379,11 @@ export function createLedger(): Ledger {
     },
   };
 
-  function addUserText(text: string, messageId: string): void {
+  function addUserText(text: string, messageId: string, source: string): void {
     scanReferences(text, messageId, false);
     // Users paste tracebacks and compiler errors: keep the unambiguous lines.
     for (const line of errorLinesOf(text, { strongOnly: true, maxLines: 3 }))
-      noteError(line, messageId, 'user');
+      noteError(line, messageId, source);
   }
 
   function addAssistantText(text: string, messageId: string): void {
