@@ -126,7 +126,9 @@ describe('recogniseToolCall', () => {
     recogniseToolCall('bash', { command: 'create printenv.pl' }, state);
     expect(
       recogniseToolCall('bash', { command: 'edit 1:1\n#!/usr/bin/perl\nend_of_edit' }, state).files,
-    ).toEqual([{ kind: 'edit', path: 'printenv.pl', detail: 'edit 1:1', linesAdded: 1, symbols: [] }]);
+    ).toEqual([
+      { kind: 'edit', path: 'printenv.pl', detail: 'edit 1:1', linesAdded: 1, linesRemoved: 1, symbols: [] },
+    ]);
   });
 
   it('aider edit / write, gptme save / append / patch, Cursor tools', () => {

@@ -309,6 +309,7 @@ function shellAnalysisActions(analysis: ShellAnalysis): FileAction[] {
         path: effect.path,
         detail: effect.detail,
         linesAdded: lines.length,
+        linesRemoved: effect.replacedLines,
         symbols: symbolsIn(lines),
       });
     }

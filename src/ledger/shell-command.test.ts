@@ -102,8 +102,13 @@ describe('analyzeShellCommand', () => {
         path: 'kettle/tone.py',
         detail: 'edit 2:3',
         replacement: 'PITCH_HZ = 440\ndef pitch():',
+        replacedLines: 2,
       },
     ]);
+    // `edit N:N-1` inserts before line N: it replaces nothing.
+    expect(analyzeShellCommand('edit 5:4\nimport os\nend_of_edit', 'a.py').effects[0]).toMatchObject({
+      replacedLines: 0,
+    });
     expect(analyzeShellCommand('edit 2:3\nx\nend_of_edit').effects).toEqual([]);
   });
 

@@ -29,6 +29,8 @@ export interface ShellEffect {
   lineCount?: number;
   /** For SWE-agent `edit N:M`: the replacement text, so the caller can count lines and symbols. */
   replacement?: string;
+  /** For SWE-agent `edit N:M`: how many lines the replacement took the place of (M - N + 1). */
+  replacedLines?: number;
 }
 
 export interface ShellAnalysis {
@@ -65,10 +67,21 @@ export function analyzeShellCommand(command: string, openFile?: string): ShellAn
   const edit = sweAgentEditPattern.exec(command);
   if (edit !== null) {
     const range = edit[2] === undefined ? edit[1] : `${edit[1]}:${edit[2]}`;
+    // `edit N:M` replaces lines N to M; `edit N:N-1` inserts before N.
+    const replacedLines =
+      edit[2] === undefined ? undefined : Math.max(0, Number(edit[2]) - Number(edit[1]) + 1);
     const effects: ShellEffect[] =
       openFile === undefined
         ? []
-        : [{ kind: 'edit', path: openFile, detail: `edit ${range}`, replacement: edit[3] ?? '' }];
+        : [
+            {
+              kind: 'edit',
+              path: openFile,
+              detail: `edit ${range}`,
+              replacement: edit[3] ?? '',
+              ...(replacedLines === undefined ? {} : { replacedLines }),
+            },
+          ];
     return { effects, readOnly: false };
   }
   return analyzeSegments(splitShellCommand(command));
