@@ -108,6 +108,20 @@ describe('commandResultLines', () => {
         'edit 1:1\nprint 1;\nend_of_edit',
         '[File: /ctf/printenv.pl (5 lines total)]\n(Open file: n/a)\nbash-$',
       ],
+      // SWE-agent's editor window after an edit: numbered file lines, which read like `key: value` lines.
+      [
+        'edit 15:15\n    distance = abs(elem - elem2)\nend_of_edit',
+        [
+          '[File: /repo/main.py (23 lines total)]',
+          '4:def has_close_elements(numbers: List[float], threshold: float) -> bool:',
+          '10:    True',
+          '15:                distance = abs(elem - elem2)',
+          '17:                    return True',
+          'File updated. Please review the changes and make sure they are correct.',
+          '(Open file: /repo/main.py)',
+          'bash-$',
+        ].join('\n'),
+      ],
     ]);
     expect(commandResultLines(messages)).toEqual([
       'Test Files  1 passed (1)',

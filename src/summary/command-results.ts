@@ -41,6 +41,8 @@ function outputLine(text: string, start: number, end: number): string {
   const line = text.slice(start, end).trim();
   return line.endsWith('PROCESS-DONE///') ? line.replace(processDoneMarker, '') : line;
 }
+/** SWE-agent's editor window: `[File: /repo/main.py (23 lines total)]`, then numbered lines of the file. */
+const editorWindow = /^\s*\[File: [^\n]* \(\d+ lines total\)\]/;
 /** Where a harness cut an output (Claude Code): what comes before it is not how the command ended. */
 const truncationLine = /^\.\.\. \[\d+ lines truncated\] \.\.\.$/;
 
@@ -79,15 +81,15 @@ export function commandResultLines(
         const command = runsCommand(call.toolName)
           ? recogniseToolCall(call.toolName, call.input, state).command
           : undefined;
-        output = {
-          text:
-            command === undefined ||
-            command.kind === 'search' ||
-            command.kind === 'delegate' ||
-            (command.readOnly && !gitStateCommand.test(command.text))
-              ? ''
-              : withoutColours(messageText({ role: 'tool', content: [part] })),
-        };
+        const text =
+          command === undefined ||
+          command.kind === 'search' ||
+          command.kind === 'delegate' ||
+          (command.readOnly && !gitStateCommand.test(command.text))
+            ? ''
+            : withoutColours(messageText({ role: 'tool', content: [part] }));
+        // SWE-agent's `edit` (and `goto`, `scroll_down`) print the editor's window: file lines, not a result.
+        output = { text: editorWindow.test(text) ? '' : text };
         outputCache.set(part, output);
       }
       if (output.chosen?.maxKeyValueLines !== maxKeyValueLines)
