@@ -503,9 +503,40 @@ function toolEventOf(blocks: readonly Block[], name: string | undefined): ToolEv
   return { toolName: name, input: {}, output: orNoOutput(rawOf(blocks)) };
 }
 
+/** The character references an HTML export writes: named ones for markup, numeric ones (`&#96;`) for the rest. */
+const characterReference = /&(?:(lt|gt|amp|quot|apos)|#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g;
+const namedCharacters: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+
+/** `text` with its character references decoded, in one pass (`&amp;lt;` is `&lt;`). */
+function decodeCharacterReferences(text: string): string {
+  if (!text.includes('&')) return text;
+  return text.replace(characterReference, (reference, name, decimal, hex) => {
+    if (name !== undefined) return namedCharacters[name as string]!;
+    const code = decimal !== undefined ? Number(decimal) : Number.parseInt(hex as string, 16);
+    return code > 0 && code <= 0x10ffff && (code < 0xd800 || code > 0xdfff)
+      ? String.fromCodePoint(code)
+      : reference;
+  });
+}
+
+/**
+ * A `<tool-use>` body as the agent wrote it. The newer exports escape what a block's HTML holds (`&lt;`, `&amp;`,
+ * a fence's backticks as `&#96;`), some versions only the summary: a body is decoded when it holds a reference
+ * and no raw `<` or `>` (markup it escaped would be references), so code that spells `&amp;` stays as it is.
+ */
+function unescapedBody(body: string): string {
+  if (!/&(?:lt|gt|amp|quot|#\d+);/.test(body)) return body;
+  return /[<>]/.test(body.replace(/^[ \t]*<\/?details>[ \t]*$/gm, ''))
+    ? body
+    : decodeCharacterReferences(body);
+}
+
 /** A `<tool-use>` block of the newer exports: name from the tag, arguments from the summary and body. */
 function toolEventOfToolUse(block: ToolUseBlock): ToolEvent {
-  const { summary, body } = detailsSummary(unwrapDetails(block.inner.trim()));
+  const details = detailsSummary(unwrapDetails(block.inner.trim()));
+  // The summary is HTML: always escaped.
+  const summary = decodeCharacterReferences(details.summary);
+  const body = unescapedBody(details.body);
   const named = /^Tool use: \*\*([^*]+)\*\*/.exec(summary)?.[1]?.trim();
   const toolName = block.toolName ?? named ?? 'unknown_tool';
   const known = toolFromSummary(summary);
