@@ -257,6 +257,31 @@ describe('other agents', () => {
     });
   });
 
+  it('an edit that replaces nothing with a whole file creates a file never seen, and rewrites a known one', () => {
+    const wholeFileEdits = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([{ name: 'Read', input: { file_path: 'app.py' }, output: 'print(1)' }])
+        .tools([
+          {
+            name: 'Edit',
+            input: { file_path: 'new.py', old_string: '', new_string: 'x = 1\n' },
+            output: 'ok',
+          },
+          {
+            name: 'Edit',
+            input: { file_path: 'app.py', old_string: '', new_string: 'print(2)\n' },
+            output: 'ok',
+          },
+        ])
+        .build(),
+    ).files;
+    expect(wholeFileEdits.map((file) => [file.path, file.status, file.changes.at(-1)?.kind])).toEqual([
+      ['app.py', 'modified', 'edit'],
+      ['new.py', 'created', 'create'],
+    ]);
+  });
+
   it('knows the files the session created: their first change that worked made them, under either spelling', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

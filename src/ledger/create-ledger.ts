@@ -182,8 +182,10 @@ export function createLedger(): Ledger {
       return { file, read: true };
     }
     // A whole-file write to a file never seen before (or only by failed reads) creates it (Claude Code's Write
-    // needs a Read first otherwise).
-    const kind = action.kind === 'write' && isNew ? 'create' : action.kind;
+    // needs a Read first otherwise); so does an edit that replaces nothing with everything (aider's whole-file
+    // format, Claude Code's Edit with an empty old_string).
+    const wholeFile = action.kind === 'write' || (action.kind === 'edit' && action.oldChars === 0);
+    const kind = wholeFile && isNew ? 'create' : action.kind;
     const change: LedgerFileChange = { kind, messageId, tool: toolName };
     if (action.detail !== undefined) change.detail = action.detail;
     if (action.linesAdded !== undefined) change.linesAdded = action.linesAdded;
