@@ -131,6 +131,24 @@ describe('recogniseToolCall', () => {
     ]);
   });
 
+  it('applies SWE-agent’s function-calling edit and insert (which name no file) to the file open or created', () => {
+    const state = {};
+    const files = (toolName: string, input: Record<string, unknown>) =>
+      recogniseToolCall(toolName, input, state).files;
+    expect(files('open', { path: 'tests/missing_colon.py' })).toEqual([
+      { kind: 'read', path: 'tests/missing_colon.py' },
+    ]);
+    expect(files('edit', { search: 'def f() -> float', replace: 'def f() -> float:' })).toMatchObject([
+      { kind: 'edit', path: 'tests/missing_colon.py', linesAdded: 1, linesRemoved: 1 },
+    ]);
+    expect(files('create', { filename: 'repro.py' })).toEqual([{ kind: 'write', path: 'repro.py' }]);
+    expect(files('insert', { text: 'def g():\n    return 1', line: 3 })).toEqual([
+      { kind: 'edit', path: 'repro.py', detail: 'insert at line 3', linesAdded: 2, symbols: ['g'] },
+    ]);
+    // Without a file open, an edit that names none is no file's.
+    expect(recogniseToolCall('edit', { search: 'a', replace: 'b' }, {}).files).toEqual([]);
+  });
+
   it('aider edit / write, gptme save / append / patch, Cursor tools', () => {
     expect(
       files('edit', {

@@ -545,7 +545,11 @@ export function recogniseToolCall(
   const name = normaliseToolName(toolName);
   const record = asRecord(input);
   const references = structuredReferences(record);
-  const path = pathOf(record);
+  const named = pathOf(record);
+  // SWE-agent's function-calling tools: `open` and `create` name the file that its `edit` and `insert` (which
+  // name none) apply to.
+  if (named !== undefined && (name === 'open' || name === 'create')) state.openFile = named;
+  const path = named ?? (name === 'edit' || name === 'insert' ? state.openFile : undefined);
   const result = (files: FileAction[], command?: RecognisedCommand): RecognisedToolCall =>
     command === undefined ? { files, references } : { files, command, references };
 
@@ -607,6 +611,20 @@ export function recogniseToolCall(
         defined<FileAction>({ kind: 'read' as const, path: file, detail: readRange(record) }),
       ),
     );
+  }
+  if (name === 'insert' && path !== undefined) {
+    // SWE-agent's `insert`: text after a line of the open file.
+    const lines = splitLines(stringField(record, ['text', 'new_str', 'content']) ?? '');
+    const line = numberField(record, ['line', 'line_number', 'insert_line']);
+    return result([
+      defined<FileAction>({
+        kind: 'edit' as const,
+        path,
+        detail: line === undefined ? 'insert' : `insert at line ${line}`,
+        linesAdded: lines.length,
+        symbols: symbolsIn(lines),
+      }),
+    ]);
   }
   if (editTools.has(name) && path !== undefined) {
     const oldText = stringField(record, oldTextKeys);
