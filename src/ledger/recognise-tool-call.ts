@@ -291,6 +291,19 @@ function replacementAction(path: string, oldText: string, newText: string, detai
   });
 }
 
+/** Text inserted after a line (an editor's `insert`, SWE-agent's `insert`): an edit adding its lines. */
+function insertAction(path: string, record: InputRecord | undefined): FileAction {
+  const lines = splitLines(stringField(record, ['new_str', 'insert_text', 'text', 'content']) ?? '');
+  const line = numberField(record, ['insert_line', 'line', 'line_number']);
+  return defined<FileAction>({
+    kind: 'edit' as const,
+    path,
+    detail: line === undefined ? 'insert' : `insert at line ${line}`,
+    linesAdded: lines.length,
+    symbols: symbolsIn(lines),
+  });
+}
+
 function writeAction(
   kind: 'write' | 'create' | 'append',
   path: string,
@@ -386,20 +399,8 @@ function recogniseEditor(record: InputRecord | undefined, path: string | undefin
           stringField(record, ['new_str']) ?? '',
         ),
       ];
-    case 'insert': {
-      const text = stringField(record, ['new_str', 'insert_text', 'text']) ?? '';
-      const line = numberField(record, ['insert_line']);
-      const lines = splitLines(text);
-      return [
-        defined<FileAction>({
-          kind: 'edit' as const,
-          path,
-          detail: line === undefined ? 'insert' : `insert at line ${line}`,
-          linesAdded: lines.length,
-          symbols: symbolsIn(lines),
-        }),
-      ];
-    }
+    case 'insert':
+      return [insertAction(path, record)];
     case 'undo_edit':
       return [{ kind: 'edit', path, detail: 'undo_edit' }];
     default:
@@ -612,20 +613,8 @@ export function recogniseToolCall(
       ),
     );
   }
-  if (name === 'insert' && path !== undefined) {
-    // SWE-agent's `insert`: text after a line of the open file.
-    const lines = splitLines(stringField(record, ['text', 'new_str', 'content']) ?? '');
-    const line = numberField(record, ['line', 'line_number', 'insert_line']);
-    return result([
-      defined<FileAction>({
-        kind: 'edit' as const,
-        path,
-        detail: line === undefined ? 'insert' : `insert at line ${line}`,
-        linesAdded: lines.length,
-        symbols: symbolsIn(lines),
-      }),
-    ]);
-  }
+  // SWE-agent's `insert`: text after a line of the open file.
+  if (name === 'insert' && path !== undefined) return result([insertAction(path, record)]);
   if (editTools.has(name) && path !== undefined) {
     const oldText = stringField(record, oldTextKeys);
     const newText = stringField(record, newTextKeys);
