@@ -468,6 +468,33 @@ describe('buildAnchoredSummary', () => {
     expect(text.match(/## Code written/g)).toHaveLength(1);
   });
 
+  it('takes the lines of an edit that names no file (SWE-agent) as code written into the file the ledger says', () => {
+    const steps = [
+      toolCall('open', { path: 'tests/missing_colon.py' }, 'call-1'),
+      toolCall(
+        'edit',
+        { search: 'def division(a, b) -> float', replace: 'def division(a, b) -> float:' },
+        'call-2',
+      ),
+      toolCall('bash', { command: 'create printenv.pl' }, 'call-3'),
+      toolCall(
+        'bash',
+        { command: 'edit 1:1\n#!/usr/bin/perl\nforeach $key (sort(keys %ENV)) {\nend_of_edit' },
+        'call-4',
+      ),
+      toolCall('bash', { command: 'python tests/missing_colon.py' }, 'call-5'),
+    ];
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix the syntax error.'),
+        ...steps.flatMap((call) => [assistantMessage([call]), toolMessage(toolResult(call, 'ok'))]),
+      ]),
+    );
+    expect(summary.changes).toEqual(['def division(a, b) -> float:']);
+    expect(summary.createdCode).toEqual(['#!/usr/bin/perl', 'foreach $key (sort(keys %ENV)) {']);
+    expect(summary.scripts).toEqual(['create printenv.pl', 'python tests/missing_colon.py']);
+  });
+
   it('keeps the definitions its reads printed whose names its prose writes as code, once, where they are', () => {
     const read = toolCall(
       'bash',

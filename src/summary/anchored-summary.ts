@@ -565,8 +565,18 @@ export function buildAnchoredSummary(
 
   const snapshot = ledger ?? buildLedger(droppedMessages);
   const created = createdFileKeys(snapshot);
+  const editTargets = pathlessEditTargets(snapshot);
   for (const message of assistants)
-    for (const authored of authoredOfMessage(message)) {
+    for (const named of authoredOfMessage(message)) {
+      const target = named.path === undefined ? editTargets.get(message.id) : undefined;
+      const authored: AuthoredLines =
+        target !== undefined && toolCallsOf(message).length === 1
+          ? {
+              kind: 'edit',
+              path: target,
+              lines: named.lines.filter((line) => !loneWord.test(line) && !sweAgentEditLine.test(line)),
+            }
+          : named;
       const section =
         authored.kind === 'script'
           ? summary.scripts
@@ -825,6 +835,28 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
 const loneWord = /^[\w$.-]+$/;
 /** The line that ends SWE-agent's `edit N:M` replacement: the command's syntax, not a line written. */
 const terminatorLine = /^end_of_edit$/;
+
+/** SWE-agent's `edit N:M` line that opens a replacement: the command's syntax, like `end_of_edit`. */
+const sweAgentEditLine = /^edit \d+(?::\d+)?$/;
+
+/**
+ * The file each message edited through a call that named none (SWE-agent's shell `edit N:M` and its
+ * function-calling `edit` and `insert`, which apply to the open file), as the ledger worked it out: by message id,
+ * where the message changed one such file. A `sed -i` names its file in the command, so it is not among them.
+ */
+function pathlessEditTargets(snapshot: LedgerSnapshot): Map<string, string> {
+  const targets = new Map<string, string | undefined>();
+  for (const file of snapshot.files)
+    for (const change of file.changes) {
+      if (change.kind !== 'edit' || change.failed === true) continue;
+      if (!(/^(?:edit|insert)$/.test(change.tool) || /^edit \d/.test(change.detail ?? ''))) continue;
+      const known = targets.get(change.messageId);
+      targets.set(change.messageId, known === undefined || known === file.path ? file.path : undefined);
+    }
+  const unique = new Map<string, string>();
+  for (const [id, path] of targets) if (path !== undefined) unique.set(id, path);
+  return unique;
+}
 
 /** Trimmed lines worth a summary line, capped and distinct: not trivial (brackets, blank, very short), not `replaced`. */
 function keptLines(lines: readonly string[], replaced?: ReadonlySet<string>): string[] {
