@@ -305,6 +305,12 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
     '',
     '#### drop the unused import  ',
     '',
+    // The same in multi-line mode: the request on the lines after the command.
+    '#### /ask  ',
+    '#### why does it crash?  ',
+    '',
+    '#### why does it crash?  ',
+    '',
   ].join('\n');
   const { messages } = importText(history);
   const users = messages.filter((message) => message.role === 'user');
@@ -321,6 +327,8 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
       ['/add app.py', true],
       ['/code drop the unused import', true],
       ['drop the unused import', false],
+      ['/ask\nwhy does it crash?', true],
+      ['why does it crash?', false],
     ]);
     expect(users[2]!.metadata).toMatchObject({ command: '/model' });
     expect(users[3]!.metadata).not.toHaveProperty('command');

@@ -773,7 +773,8 @@ function aiderCommand(prompt: string): string | undefined {
 /** The command and the request of a user message that is a request command with its text (`/ask X`). */
 function requestCommandText(message: Message): { command: string; text: string } | undefined {
   if (typeof message.content !== 'string' || message.metadata?.command !== undefined) return undefined;
-  const match = /^\/([a-z]+)[ \t]+(\S[\s\S]*)$/.exec(message.content.trim());
+  // The text may follow on the command's line or, in multi-line mode, on the next.
+  const match = /^\/([a-z]+)\s+(\S[\s\S]*)$/.exec(message.content.trim());
   return match !== null && requestCommands.has(match[1]!)
     ? { command: `/${match[1]}`, text: match[2]!.trim() }
     : undefined;
