@@ -764,19 +764,24 @@ const requestCommands = new Set(['architect', 'ask', 'code', 'context']);
  * modes followed by text is that text's request, and so is a prompt that only starts like a path.
  */
 function aiderCommand(prompt: string): string | undefined {
+  const command = commandOf(prompt);
+  if (command === undefined) return undefined;
+  return requestCommands.has(command.name) && command.text !== '' ? undefined : `/${command.name}`;
+}
+
+/** The aider command a prompt starts with (`/ask X`: `ask`) and the text after it, trimmed. */
+function commandOf(prompt: string): { name: string; text: string } | undefined {
   const match = /^\/([a-z][a-z-]*)(?=\s|$)([\s\S]*)$/.exec(prompt.trimStart());
   const name = match?.[1];
-  if (name === undefined || !aiderCommands.has(name)) return undefined;
-  return requestCommands.has(name) && match![2]!.trim() !== '' ? undefined : `/${name}`;
+  return name === undefined || !aiderCommands.has(name) ? undefined : { name, text: match![2]!.trim() };
 }
 
 /** The command and the request of a user message that is a request command with its text (`/ask X`). */
 function requestCommandText(message: Message): { command: string; text: string } | undefined {
   if (typeof message.content !== 'string' || message.metadata?.command !== undefined) return undefined;
-  // The text may follow on the command's line or, in multi-line mode, on the next.
-  const match = /^\/([a-z]+)\s+(\S[\s\S]*)$/.exec(message.content.trim());
-  return match !== null && requestCommands.has(match[1]!)
-    ? { command: `/${match[1]}`, text: match[2]!.trim() }
+  const command = commandOf(message.content);
+  return command !== undefined && requestCommands.has(command.name) && command.text !== ''
+    ? { command: `/${command.name}`, text: command.text }
     : undefined;
 }
 
