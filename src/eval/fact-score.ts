@@ -1,15 +1,7 @@
+import { stringValues } from '../internal/json-strings.js';
 import { toolOutputText } from '../messages/content.js';
 import type { Message, Part } from '../messages/types.js';
 import { type Probe, type ProbeType, probeTypes } from './probes.js';
-
-/** String leaves of a tool input, raw (not JSON-escaped), as the probe format asks; other scalars as text. */
-function inputStrings(value: unknown, out: string[]): void {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) inputStrings(item, out);
-  else if (typeof value === 'object' && value !== null)
-    for (const item of Object.values(value)) inputStrings(item, out);
-  else if (value !== undefined && value !== null) out.push(String(value));
-}
 
 /**
  * The text the next model call would see, as the probe format's scoring rule reads it: every message's text
@@ -27,7 +19,8 @@ export function renderForProbes(messages: readonly Message[]): string {
       if (part.type === 'text' || part.type === 'reasoning') pieces.push(part.text);
       else if (part.type === 'tool-call') {
         pieces.push(part.toolName);
-        inputStrings(part.input, pieces);
+        // Raw (not JSON-escaped), as the probe format asks; other scalars as text.
+        pieces.push(...stringValues(part.input, { scalarsAsText: true }));
       } else if (part.type === 'tool-result') pieces.push(toolOutputText(part.output));
     }
   }

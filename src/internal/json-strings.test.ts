@@ -1,6 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mapStringLeaves, someStringLeaf, stringLeaves, withStringLeaf } from './json-strings.js';
+import {
+  mapStringLeaves,
+  someStringLeaf,
+  stringLeaves,
+  stringValues,
+  withStringLeaf,
+} from './json-strings.js';
 
 const input = {
   file_path: 'src/a.ts',
@@ -23,6 +29,24 @@ describe('JSON string leaves', () => {
     ]);
     expect(stringLeaves('raw input')).toEqual([{ path: [], text: 'raw input' }]);
     expect(stringLeaves(42)).toEqual([]);
+  });
+
+  it('lists the string values alone, within the limits asked, numbers and booleans as text on request', () => {
+    expect(stringValues(input)).toEqual(stringLeaves(input).map((leaf) => leaf.text));
+    expect(stringValues(input, { scalarsAsText: true })).toEqual([
+      'src/a.ts',
+      'a',
+      'b',
+      'false',
+      'c',
+      'd',
+      '2',
+    ]);
+    // Depth 0 is the value itself, 1 its fields: the edits' strings lie at depth 3.
+    expect(stringValues(input, { maxDepth: 2 })).toEqual(['src/a.ts']);
+    const many = Array.from({ length: 100 }, (_, index) => `s${index}`);
+    expect(stringValues(many, { maxStrings: 50 })).toEqual(many.slice(0, 51));
+    expect(stringValues('raw')).toEqual(['raw']);
   });
 
   it('replaces one leaf, copying only the objects on its way', () => {

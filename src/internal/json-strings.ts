@@ -50,3 +50,32 @@ export function someStringLeaf(value: unknown, test: (text: string) => boolean, 
   const items = Array.isArray(value) ? value : Object.values(value);
   return items.some((item) => someStringLeaf(item, test, depth + 1));
 }
+
+export interface StringValuesOptions {
+  /** Leaves deeper than this are not looked at. @default 32 */
+  maxDepth?: number;
+  /** Stop once more than this many are collected (a cap for scans that only need a sample). @default no cap */
+  maxStrings?: number;
+  /** Numbers and booleans too, as text (how a reader sees a tool input). @default false */
+  scalarsAsText?: boolean;
+}
+
+/** The string leaves of a JSON value in document order, without their paths: the cheap form of `stringLeaves`. */
+export function stringValues(value: unknown, options: StringValuesOptions = {}): string[] {
+  const {
+    maxDepth: depthLimit = maxDepth,
+    maxStrings = Number.POSITIVE_INFINITY,
+    scalarsAsText = false,
+  } = options;
+  const out: string[] = [];
+  const walk = (node: unknown, depth: number): void => {
+    if (depth > depthLimit || out.length > maxStrings) return;
+    if (typeof node === 'string') out.push(node);
+    else if (Array.isArray(node)) for (const item of node) walk(item, depth + 1);
+    else if (typeof node === 'object' && node !== null)
+      for (const item of Object.values(node)) walk(item, depth + 1);
+    else if (scalarsAsText && node !== undefined && node !== null) out.push(String(node));
+  };
+  walk(value, 0);
+  return out;
+}

@@ -1,4 +1,5 @@
 import { InvalidMessageError } from '../errors/index.js';
+import { stringValues } from '../internal/json-strings.js';
 import { closedFenceBodies } from '../internal/markdown-fences.js';
 import { isDemonstration, isErrorOutput, isHarnessNote, toolOutputText } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
@@ -234,9 +235,8 @@ export function createLedger(): Ledger {
     for (const reference of recognised.references) noteReference(reference, messageId);
     if (recognised.command === undefined) {
       // URLs and issue ids in other inputs (a WebFetch url is structured already; prompts, bodies, plans).
-      const strings: string[] = [];
-      collectStrings(part.input, strings, 0);
-      for (const text of strings) if (text.length > 6) scanReferences(text, messageId, false);
+      for (const text of stringValues(part.input, { maxDepth: 6, maxStrings: 50 }))
+        if (text.length > 6) scanReferences(text, messageId, false);
     }
     pending.set(part.toolCallId, call);
   };
@@ -415,14 +415,6 @@ function copyPlainData<Value>(value: Value): Value {
   const copy: Record<string, unknown> = {};
   for (const key of Object.keys(value)) copy[key] = copyPlainData((value as Record<string, unknown>)[key]);
   return copy as Value;
-}
-
-function collectStrings(value: unknown, out: string[], depth: number): void {
-  if (depth > 6 || out.length > 50) return;
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) collectStrings(item, out, depth + 1);
-  else if (typeof value === 'object' && value !== null)
-    for (const item of Object.values(value)) collectStrings(item, out, depth + 1);
 }
 
 /** The ledger of a whole conversation in one call. */

@@ -1,3 +1,4 @@
+import { stringValues } from '../internal/json-strings.js';
 import { closedFenceBodies, fencedBlocks } from '../internal/markdown-fences.js';
 import {
   buildLedger,
@@ -626,7 +627,7 @@ function textsOfMessage(message: IdentifiedMessage, withReasoning: boolean): str
   for (const part of message.content) {
     if (part.type === 'text' || (withReasoning && part.type === 'reasoning')) texts.push(part.text);
     else if (part.type === 'tool-call')
-      texts.push(...(typeof part.input === 'string' ? [part.input] : jsonStrings(part.input)));
+      texts.push(...(typeof part.input === 'string' ? [part.input] : stringValues(part.input)));
     else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
   }
   return texts;
@@ -653,15 +654,6 @@ function linesOfMessage(message: IdentifiedMessage): string[] {
       lines.push(trimmed.length > 240 ? `${trimmed.slice(0, 240)}…` : trimmed);
     }
   return lines;
-}
-
-/** String values of a JSON value (tool-call arguments), raw so quotes and backslashes stay verbatim. */
-function jsonStrings(value: unknown, strings: string[] = []): string[] {
-  if (typeof value === 'string') strings.push(value);
-  else if (Array.isArray(value)) for (const item of value) jsonStrings(item, strings);
-  else if (typeof value === 'object' && value !== null)
-    for (const item of Object.values(value)) jsonStrings(item, strings);
-  return strings;
 }
 
 interface ExcerptCandidate {
@@ -739,7 +731,7 @@ function soughtNamesOf(
   if (facts.soughtNames === undefined) {
     facts.soughtNames = new Set();
     const inputs = toolCallsOf(before).flatMap((call) =>
-      typeof call.input === 'string' ? [call.input] : jsonStrings(call.input),
+      typeof call.input === 'string' ? [call.input] : stringValues(call.input),
     );
     for (const names of [proseCodeNamesOf(before), codeNamesOf(inputs.join('\n'))])
       for (const name of names) if (name.length >= 4) facts.soughtNames.add(name);

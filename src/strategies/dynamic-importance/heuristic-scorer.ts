@@ -1,3 +1,4 @@
+import { stringValues } from '../../internal/json-strings.js';
 import { exitCodeOf, normaliseToolName, recogniseToolCall } from '../../ledger/index.js';
 import {
   contentParts,
@@ -138,14 +139,6 @@ function looksLikePath(token: string): boolean {
   return !/^https?:|^\/\/|^[\d.]+$/.test(token) && /[A-Za-z]/.test(token);
 }
 
-/** Every string leaf of a tool input. */
-function inputStrings(value: unknown, out: string[]): void {
-  if (typeof value === 'string') out.push(value);
-  else if (Array.isArray(value)) for (const item of value) inputStrings(item, out);
-  else if (typeof value === 'object' && value !== null)
-    for (const item of Object.values(value)) inputStrings(item, out);
-}
-
 interface MessageText {
   /** Prose: user and assistant text. */
   prose: string;
@@ -161,7 +154,7 @@ function textsOf(message: Message): MessageText {
       prose.push(part.text);
       all.push(part.text);
     } else if (part.type === 'reasoning') all.push(part.text);
-    else if (part.type === 'tool-call') inputStrings(part.input, all);
+    else if (part.type === 'tool-call') all.push(...stringValues(part.input));
     else if (part.type === 'tool-result') all.push(toolOutputText(part.output));
   }
   return { prose: prose.join('\n'), all: all.join('\n') };
