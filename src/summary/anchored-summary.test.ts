@@ -131,9 +131,9 @@ describe('buildAnchoredSummary', () => {
     expect(summary.intent).toBe(
       'Fix the retry backoff in src/retry/backoff.ts so it never waits longer than 30 s.',
     );
+    // A short request stays whole: its constraint sentences are in it.
     expect(summary.constraints).toEqual([
-      'Do not change the public signature of backoff.',
-      'Keep the tests in vitest.',
+      'Do not change the public signature of backoff. Keep the tests in vitest.',
     ]);
     expect(summary.files).toEqual([
       expect.objectContaining({ path: 'src/retry/backoff.ts', status: 'modified' }),
@@ -155,6 +155,31 @@ describe('buildAnchoredSummary', () => {
     expect(summary.nextSteps).toEqual(['Next I will add a jitter test; still need to update the CHANGELOG.']);
     expect(summary.handles).toEqual(['h-0123456789abcdef0123']);
     expect(summary.messageCount).toBe(11);
+  });
+
+  it('keeps a later short request whole, and of a long one the sentences that constrain', () => {
+    const changed =
+      'Sorry, the requirements just changed a little. I now want this:\n\n1. A list of all .md files in the root folder\n2. The name of the license';
+    const pasted = `The build says this, please fix it.\n${'at compile (src/build.ts:12:5)\n'.repeat(40)}Only touch src/build.ts.`;
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Write a script that checks the repository metrics.'),
+        assistantMessage('Here is metrics_check.sh.'),
+        userMessage(changed),
+        assistantMessage('Updated the script.'),
+        userMessage(pasted),
+      ]),
+    );
+    // No constraint word in it, and still what the agent works to next.
+    expect(summary.constraints).toEqual([
+      changed,
+      'The build says this, please fix it.',
+      'Only touch src/build.ts.',
+    ]);
+    // Its lines stay lines, under one bullet.
+    expect(renderAnchoredSummary(summary)).toContain(
+      '## User requests and constraints\n- Sorry, the requirements just changed a little. I now want this:\n  \n  1. A list of all .md files in the root folder\n  2. The name of the license\n- The build says this',
+    );
   });
 
   it('reads instructions from a system message in the span (past the system prompt), like a user message', () => {
@@ -205,7 +230,11 @@ describe('buildAnchoredSummary', () => {
       'I decided to read the flag from settings instead of the environment.',
       'I chose to keep the flag opt-in.',
     ]);
-    expect(summary.constraints).toEqual(['Keep the output short.']);
+    // The user's request is whole, its code block too; the code is nothing the assistant wrote.
+    expect(summary.constraints).toEqual([
+      'Keep the output short.\n```sh\n# Always run from the repo root\nnpm start\n```',
+    ]);
+    expect(summary.scripts).not.toContain('npm start');
     // The code is still there, as code the assistant wrote.
     expect(summary.scripts).toContain('// Instead of:');
   });
@@ -766,7 +795,7 @@ describe('renderAnchoredSummary', () => {
     ).toBe(true);
     for (const title of [
       'Session intent',
-      'User constraints',
+      'User requests and constraints',
       'Files',
       'Decisions',
       'Errors → fixes',

@@ -37,6 +37,7 @@ export interface AnchoredSummary {
   messageCount: number;
   /** The first user task, verbatim (capped). */
   intent?: string;
+  /** Later user requests (whole when short) and the sentences of user and system messages that constrain. */
   constraints: string[];
   files: SummaryFile[];
   /**
@@ -288,11 +289,27 @@ function sentencesOf(message: IdentifiedMessage): readonly string[] {
 const offerToUser =
   /^(?:[-*]\s+)?(?:(?:please )?let me know\b|if you(?:'d| would)? (?:like|want|need|prefer)\b|would you like\b|do you want\b|shall i\b|should i\b|feel free\b|(?:i )?hope (?:this|that|it) helps\b)|\?\s*$/i;
 
+/** A later request up to this long is one constraint item, verbatim; a longer one (a pasted log) gives its cue sentences. */
+const maxWholeRequestChars = 1000;
+
+/**
+ * A later user message's items for the constraints: the request the user typed, whole, when it is short, and the
+ * sentences that read as constraints (imperatives, must / never / only …), those of an expansion after it too.
+ */
 function constraintsOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
-  facts.constraints ??= sentencesOf(message)
-    .map(withoutListMarker)
-    .filter((sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence));
+  if (facts.constraints === undefined) {
+    const sentences = sentencesOf(message)
+      .map(withoutListMarker)
+      .filter((sentence) => imperativeStart.test(sentence) || constraintCue.test(sentence));
+    // What the user typed, when short enough, stays whole: a changed requirement list or "let's go back to bash"
+    // carries no constraint word, and is what the agent works to next.
+    const typed = message.role === 'user' ? typedProseOf(message).trim() : '';
+    facts.constraints =
+      typed !== '' && typed.length <= maxWholeRequestChars
+        ? [typed, ...sentences.filter((sentence) => !typed.includes(sentence))]
+        : sentences;
+  }
   return facts.constraints;
 }
 
@@ -508,7 +525,8 @@ export function emptyAnchoredSummary(): AnchoredSummary {
 /**
  * Builds the record of `droppedMessages`: deterministic, every item verbatim from the messages (sentences,
  * ledger paths, commands and errors). The first user message among them is the intent unless `task` is given;
- * later user messages (and system messages, which a span holds only past the system prompt) give constraints;
+ * later user messages (and system messages, which a span holds only past the system prompt) give constraints, a
+ * short request whole;
  * assistant prose gives decisions, failed approaches and next steps; TodoWrite-style tool calls and `- [ ]`
  * checklists give tasks; the ledger gives files, commands and errors.
  */

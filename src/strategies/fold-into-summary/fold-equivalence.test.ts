@@ -56,11 +56,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '91c8f85cd5196a0dc8b7175f066c44b5', archive: 'e464e599f970f427837e6c57fa5bc806' },
-  '0.1': { result: 'f6c6a3e9ca832b4182e89453866a4483', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: '27b2a8245512573e1e14792222703f6e', archive: '7d0cfb833c681c886ff4ffb49da37093' },
-  '0.2': { result: '04323edd943a9ad4d8e1627c1ac01d47', archive: '3980bc304e027285c05ca834bdb7f8de' },
-  '0.3': { result: 'cc132b36f0afd19cf84bf274044d7240', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
+  '0.05': { result: '6499653c27b60bd19eb14da09de6bb72', archive: 'e464e599f970f427837e6c57fa5bc806' },
+  '0.1': { result: '047402f521fbf9454f446fcebd0d21a3', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
+  '0.15': { result: '4131f7c5a6422591e47487b0c1554e39', archive: '7d0cfb833c681c886ff4ffb49da37093' },
+  '0.2': { result: '32cc0b0a33562a441817b4fb64487bcd', archive: '3980bc304e027285c05ca834bdb7f8de' },
+  '0.3': { result: '52989e474e9c77ce38e519a6bfa5034e', archive: 'd4e64d081cb885bb6a36fcf0dcef37b4' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
@@ -73,7 +73,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '66d803cf224b7f3732f837604e896594',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'b6f2809b3efa298c48794d40504ab54b',
+    result: '0c3796fc538f7cbf41260ea7080b953c',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -81,7 +81,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '04f25cb636cf3a2054afe79fa9d79e98',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '10fd4b6fbffad97b6420b62d8bfa4ac0',
+    result: '41edd8451e20688a40d8a8f8ad1b475a',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
