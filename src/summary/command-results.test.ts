@@ -12,6 +12,27 @@ function shellSession(request: string, runs: ReadonlyArray<readonly [string, str
 }
 
 describe('commandResultLines', () => {
+  it("keeps what was committed: a first commit's line, and aider's note after an edit it committed", () => {
+    const messages = [
+      ...shellSession('Start the repository.', [
+        ['git commit -m "Start"', '[main (root-commit) deadbee] Start\n 3 files changed'],
+      ]),
+      ...assignIds([
+        {
+          role: 'user',
+          content:
+            'Applied edit to metrics_check.sh\nCommit c6ad63d fix: make the script verbose\nYou can use /undo to undo.',
+          metadata: { harness: true },
+        },
+      ]),
+    ];
+    expect(commandResultLines(messages)).toEqual([
+      '[main (root-commit) deadbee] Start',
+      '3 files changed',
+      'Commit c6ad63d fix: make the script verbose',
+    ]);
+  });
+
   it('keeps what scripts and tests printed as results, not what reads and searches returned', () => {
     const messages = assignIds(
       createConversationBuilder()
@@ -74,6 +95,7 @@ describe('commandResultLines', () => {
       ],
     ]);
     expect(commandResultLines(messages)).toEqual([
+      '[fix/notes 1a2b3c4] Fix notes content',
       '13 files changed, 27757 insertions(+)',
       'create mode 100644 logs/chat.json',
       'Test Files  1 passed (1)',

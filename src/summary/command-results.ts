@@ -14,6 +14,10 @@ const keyValueLine = /\b[\w .'-]{2,40}[:=]\s*\S/;
 /** A line that counts what happened: `13 files changed, 27757 insertions(+)`, `Tests: 14 passed (14)`. */
 const tallyLine =
   /\b\d[\d,]*\s+(?:files?|insertions?|deletions?|tests?|passed|failed|errors?|warnings?|rows?|records?|items?|packages?|modules?|blocks?)\b/i;
+/** `git commit`'s first line, `[main 1a2b3c4] Fix the parser`: the commit's id and subject, a result. */
+const gitCommitLine = /^\[[^\]\s]+(?: \(root-commit\))? [0-9a-f]{7,40}\] \S/;
+/** aider's note after an edit it committed, `Commit 1a2b3c4 fix: …`, in the user's place. */
+const aiderCommitLine = /^Commit [0-9a-f]{7,40} \S.*$/gm;
 /** Read-only, but what they print is where the work stands (the branch, what is committed). */
 const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
 /**
@@ -69,6 +73,12 @@ export function commandResultLines(
     if (!results.includes(capped)) results.push(capped);
   };
   for (const message of messages) {
+    if (message.role === 'user') {
+      // What aider committed is said in its notes, not in a tool result.
+      const text = messageText(message);
+      if (text.includes('Commit ')) for (const [line] of text.matchAll(aiderCommitLine)) add(line.trim());
+      continue;
+    }
     if (message.role !== 'tool' || typeof message.content === 'string') continue;
     for (const part of message.content) {
       if (part.type !== 'tool-result') continue;
@@ -113,8 +123,11 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
     const newline = text.indexOf('\n', start);
     const end = newline === -1 ? text.length : newline;
     const line = outputLine(text, start, end);
-    // Both forms hold a number: a line without a digit is neither (and costs no pattern).
-    if (isResultLine(line) && /\d/.test(line) && (keyValueLine.test(line) || tallyLine.test(line))) {
+    // Value and tally lines hold a number: a line without a digit is neither (and costs no pattern).
+    if (
+      isResultLine(line) &&
+      (gitCommitLine.test(line) || (/\d/.test(line) && (keyValueLine.test(line) || tallyLine.test(line))))
+    ) {
       chosen.push(line);
       keyValues++;
     }
