@@ -352,6 +352,51 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
   });
 });
 
+describe('aiderImporter.parse, an edit block aider could not apply', () => {
+  const block = (search: string) => [
+    'app.py',
+    '```python',
+    '<<<<<<< SEARCH',
+    search,
+    '=======',
+    '>>>>>>> REPLACE',
+    '```',
+    '',
+  ];
+  const history = [
+    '# aider chat started at 2025-09-22 12:04:00',
+    '',
+    '#### Drop both imports.  ',
+    '',
+    ...block('import a'),
+    ...block('import b'),
+    '> Tokens: 1.0k sent, 200 received.  ',
+    '> Applied edit to app.py  ',
+    '> # 1 SEARCH/REPLACE block failed to match!',
+    '',
+    '## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app.py',
+    '<<<<<<< SEARCH',
+    'import b',
+    '=======',
+    '>>>>>>> REPLACE',
+    '',
+    'Just reply with fixed versions of the block above that failed to match.  ',
+    '',
+  ].join('\n');
+  const { messages } = importText(history);
+
+  it('answers the block it names with an error, the others with what aider printed, and keeps the report', () => {
+    const [first, second] = calls(messages);
+    expect(resultText(messages, first!.toolCallId)).toBe('Applied edit to app.py');
+    const failed = messages.flatMap(toolResultsOf).find((result) => result.toolCallId === second!.toolCallId);
+    expect(failed?.output).toEqual({
+      type: 'error-text',
+      value: 'SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in app.py',
+    });
+    expect(textOf(messages.at(-1))).toContain('## SearchReplaceNoExactMatch: This SEARCH block failed');
+  });
+});
+
 describe('aiderImporter.parse, newer aider output', () => {
   const { messages, metadata, context } = importText(fixture('aider-newer.chat-history.txt'));
 

@@ -39,6 +39,13 @@ const dividerPattern = /^={5,9}\s*$/;
 const replacePattern = /^>{5,9} REPLACE\s*$/;
 const bareFencePattern = /^ {0,3}(?:`{3,}|~{3,})[ \t]*$/;
 const appliedPattern = /^(?:Applied edit to|Did not apply edit to) (.+)$/;
+/**
+ * aider's report of an edit block it could not apply, one heading per failed block, each followed by the block's
+ * SEARCH text: `## SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in <path>`.
+ */
+const noExactMatchPattern =
+  /^## (SearchReplaceNoExactMatch: This SEARCH block failed to exactly match lines in (.+))$/gm;
+const echoedSearchPattern = /^<{5,9} SEARCH>?[ \t]*\n([\s\S]*?)\n={5,9}[ \t]*$/m;
 
 type SectionKind = 'session' | 'user' | 'output' | 'reply';
 
@@ -206,6 +213,8 @@ interface EditCall {
   toolCallId: string;
   toolName: 'edit' | 'write';
   path: string;
+  /** An edit block's SEARCH text: which block aider's failure names. */
+  search?: string;
 }
 
 interface ReplyParts {
@@ -234,6 +243,30 @@ const looksLikeFilePath = (line: string) => {
 };
 
 const normalizePath = (path: string) => path.trim().replace(/\\/g, '/').replace(/^\.\//, '');
+
+/**
+ * The edit calls aider reported failed to match, by call id, with its report's heading: each heading goes to the
+ * call on its path whose SEARCH text it echoes, else to the first call on that path not yet named.
+ */
+function failedEditBlocks(edits: readonly EditCall[], entries: readonly OutputEntry[]): Map<string, string> {
+  const failed = new Map<string, string>();
+  for (const entry of entries) {
+    if (!entry.text.includes('SearchReplaceNoExactMatch')) continue;
+    for (const match of entry.text.matchAll(noExactMatchPattern)) {
+      const path = normalizePath(match[2]!);
+      const after = entry.text.slice(match.index + match[0].length);
+      const search = echoedSearchPattern.exec(after)?.[1];
+      const open = edits.filter(
+        (call) =>
+          call.toolName === 'edit' && normalizePath(call.path) === path && !failed.has(call.toolCallId),
+      );
+      // The call's SEARCH text ends with its last line's break; the echo is cut before it.
+      const call = open.find((candidate) => candidate.search?.trimEnd() === search?.trimEnd()) ?? open[0];
+      if (call !== undefined) failed.set(call.toolCallId, match[1]!);
+    }
+  }
+  return failed;
+}
 
 const reasoningTags = [/^<(think|thinking|reasoning)>/, /^<(thinking-content-[0-9a-f]+)>/];
 
@@ -274,7 +307,7 @@ function readReply(lines: readonly string[], start: number, end: number, reply: 
     flushText();
     const toolCallId = reply.nextCallId();
     parts.push({ type: 'tool-call', toolCallId, toolName: 'edit', input: { path, search, replace } });
-    edits.push({ toolCallId, toolName: 'edit', path });
+    edits.push({ toolCallId, toolName: 'edit', path, search });
   };
   const fences = createFenceScanner(lines, (index) => index >= end);
   const { closers, answerFinder } = reply.finders;
@@ -523,10 +556,14 @@ function parseAider(text: string, context: ImportContext): ImportResult {
   const nextCallId = () => `aider-call-${++callCount}`;
   let pending: { edits: EditCall[]; line: number; record: number } | undefined;
 
-  /** Answers the edit calls of the last reply: from `entries` where aider printed `Applied edit to`. */
+  /**
+   * Answers the edit calls of the last reply: from `entries` where aider printed `Applied edit to`, and as an
+   * error where it reported the block failed to match (the report stays in its note too).
+   */
   const resolvePending = (entries: OutputEntry[] = []): OutputEntry[] => {
     if (pending === undefined) return entries;
     const applied = new Map<string, string>();
+    const failed = failedEditBlocks(pending.edits, entries);
     const rest: OutputEntry[] = [];
     const wanted = new Set(pending.edits.map((call) => normalizePath(call.path)));
     for (const entry of entries) {
@@ -538,12 +575,16 @@ function parseAider(text: string, context: ImportContext): ImportResult {
     messages.push({
       role: 'tool',
       content: pending.edits.map((call) => {
+        const failure = failed.get(call.toolCallId);
         const value = applied.get(normalizePath(call.path)) ?? aiderEditBlockResult;
         return {
           type: 'tool-result' as const,
           toolCallId: call.toolCallId,
           toolName: call.toolName,
-          output: { type: 'text' as const, value },
+          output:
+            failure === undefined
+              ? { type: 'text' as const, value }
+              : { type: 'error-text' as const, value: failure },
         };
       }),
       metadata: metadataOf(pending.line, pending.record),
