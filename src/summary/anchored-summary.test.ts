@@ -182,6 +182,28 @@ describe('buildAnchoredSummary', () => {
     );
   });
 
+  it("reads the tasks from the checklist a todo tool printed (Cursor's todo_write keeps no input in an export)", () => {
+    const todo = toolCall('todo_write', {}, 'call-1');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Build the map viewer.'),
+        assistantMessage([todo]),
+        toolMessage(
+          toolResult(
+            todo,
+            'Todo List\n\n- [x] Set up Next.js\n- [-] Draw the 2D map with Leaflet\n- [ ] Show the 3D view',
+          ),
+        ),
+      ]),
+    );
+    // `[-]` is in progress: not done.
+    expect(summary.tasks).toEqual([
+      { text: 'Set up Next.js', done: true },
+      { text: 'Draw the 2D map with Leaflet', done: false },
+      { text: 'Show the 3D view', done: false },
+    ]);
+  });
+
   it('reads instructions from a system message in the span (past the system prompt), like a user message', () => {
     const summary = buildAnchoredSummary(
       assignIds([

@@ -19,6 +19,7 @@ import {
   requestOnly,
   toolCallsOf,
   toolOutputText,
+  toolResultsOf,
   typedRequest,
 } from '../messages/content.js';
 import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
@@ -168,7 +169,9 @@ const failureCue =
 const constraintCue =
   /\b(must|should|shouldn't|don't|do not|never|always|please|make sure|ensure|avoid|only|instead|need to|use|keep|without)\b/i;
 /** A markdown checklist item, `- [ ] …` or `- [x] …`. */
-const checklistItem = /^[-*]\s*\[( |x|X)\]\s*(.+)$/;
+const checklistItem = /^[-*]\s*\[( |x|X|-)\]\s*(.+)$/;
+/** A tool that keeps the agent's todo list (TodoWrite, Cursor's todo_write): its output may be the list. */
+const todoTool = /todo/i;
 const imperativeStart =
   /^(add|avoid|be|change|check|create|do|don't|ensure|fix|implement|keep|leave|make|move|never|only|please|remove|rename|run|stop|try|update|use|write|always|note|focus|skip)\b/i;
 
@@ -322,7 +325,11 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
       const sentence = sentences[index]!;
       const checklist = checklistItem.exec(sentence);
       if (checklist !== null)
-        facts.reasoning.push({ section: 'tasks', text: checklist[2]!.trim(), done: checklist[1] !== ' ' });
+        facts.reasoning.push({
+          section: 'tasks',
+          text: checklist[2]!.trim(),
+          done: isDoneMark(checklist[1]!),
+        });
       else if (failureCue.test(sentence))
         facts.reasoning.push({ section: 'failedApproaches', text: withoutListMarker(sentence) });
       else if (bareDiagnosis.test(sentence)) {
@@ -379,10 +386,34 @@ function nextStepsOf(message: IdentifiedMessage): readonly string[] {
   return facts.nextSteps;
 }
 
+/**
+ * The todo items of a message: of its todo-list tool calls (TodoWrite's `todos`), and of the checklist a todo
+ * tool printed (Cursor's `todo_write`, whose input a SpecStory export does not keep).
+ */
 function todosOfMessage(message: IdentifiedMessage): readonly SummaryTask[] {
   const facts = factsOf(message);
-  facts.todos ??= toolCallsOf(message).flatMap((call) => todosOf(call.input));
+  facts.todos ??= [
+    ...toolCallsOf(message).flatMap((call) => todosOf(call.input)),
+    ...toolResultsOf(message)
+      .filter((result) => todoTool.test(result.toolName))
+      .flatMap((result) => checklistTasks(toolOutputText(result.output))),
+  ];
   return facts.todos;
+}
+
+/** `- [x] done`, `- [ ] to do`, `- [-] in progress`: the items of a markdown checklist. */
+function checklistTasks(text: string): SummaryTask[] {
+  const tasks: SummaryTask[] = [];
+  for (const line of text.split('\n')) {
+    const item = checklistItem.exec(line.trim());
+    if (item !== null)
+      tasks.push({ text: capChars(item[2]!.trim(), maxSentenceChars), done: isDoneMark(item[1]!) });
+  }
+  return tasks;
+}
+
+function isDoneMark(mark: string): boolean {
+  return mark === 'x' || mark === 'X';
 }
 
 function authoredOfMessage(message: IdentifiedMessage): readonly AuthoredLines[] {
@@ -562,6 +593,10 @@ export function buildAnchoredSummary(
   const assistants = originals.filter((message) => message.role === 'assistant');
   // A sub-agent's report is the assistant's own reasoning, done elsewhere: its decisions count the same.
   const reports = originals.filter(isSubAgentReport);
+  // A todo tool's printed list is the agent's plan, as its TodoWrite call would be.
+  for (const message of originals)
+    if (message.role === 'tool')
+      for (const todo of todosOfMessage(message)) addTask(summary.tasks, todo.text, todo.done);
   for (const message of [...assistants, ...reports]) {
     for (const location of locationsOf(message)) pushUnique(summary.locations, location);
     for (const item of reasoningOf(message))
