@@ -602,7 +602,9 @@ export function buildAnchoredSummary(
     for (const item of reasoningOf(message))
       if (item.section === 'tasks') addTask(summary.tasks, item.text, item.done);
       else pushUnique(summary[item.section], item.text);
-    for (const todo of todosOfMessage(message)) addTask(summary.tasks, todo.text, todo.done);
+    // A report's todo lists are the tool messages' above.
+    if (message.role === 'assistant')
+      for (const todo of todosOfMessage(message)) addTask(summary.tasks, todo.text, todo.done);
   }
   // Next steps and current state come from the latest assistant prose of the span.
   const latest = assistants.slice(-3);

@@ -107,7 +107,6 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
   const files = summary.files.map(
     (file) => `- ${codeSpan(file.path)} ${file.status}${file.detail === undefined ? '' : `: ${file.detail}`}`,
   );
-  const bullets = (items: readonly string[]) => items.map((item) => `- ${item}`);
   const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
   return [
@@ -119,12 +118,13 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
       lines: intent === undefined ? [] : intent.split('\n'),
       keep: 'prefix',
     },
-    // A request kept whole keeps its lines (code indentation too), indented under its bullet. Weighted up from 0.08 with whole requests in:
-    // on the shared and held-out sessions together, 0.12 kept the most probes at 10% and 20%.
+    // Weighted up from 0.08 once short requests went in whole: on the shared and held-out sessions together,
+    // 0.12 kept the most probes at 10% and 20%.
     {
       title: 'User requests and constraints',
       weight: 0.12,
-      lines: summary.constraints.map((item) => `- ${item.replaceAll('\n', '\n  ')}`),
+      // A request kept whole keeps its lines (code indentation too), indented under its bullet.
+      lines: bullets(summary.constraints.map((item) => item.replaceAll('\n', '\n  '))),
       keep: 'salient',
     },
     // In the order the session touched them: identifier density says nothing about a file's row (it ranked short
@@ -182,7 +182,11 @@ function favouredFirst(
 ): Pick<RenderedSection, 'lines' | 'favoured'> {
   const first = new Set(favoured);
   const items = [...favoured, ...rest.filter((item) => !first.has(item))];
-  return { lines: items.map((item) => `- ${item}`), favoured: favoured.length };
+  return { lines: bullets(items), favoured: favoured.length };
+}
+
+function bullets(items: readonly string[]): string[] {
+  return items.map((item) => `- ${item}`);
 }
 
 /** Every line of a section but those shown elsewhere: the section uncapped. */
