@@ -389,6 +389,15 @@ describe('specStoryImporter.parse, what a <tool-use> block escaped', () => {
     '</details>',
     '</tool-use>',
     '',
+    '<tool-use data-tool-type="shell" data-tool-name="run_terminal_cmd">',
+    '<details><summary>Tool use: **run_terminal_cmd** • Run command: git commit</summary>',
+    '',
+    '```bash',
+    'git commit -m &apos;fix: don&apos;t drop the &#x60;id&#x60;&apos;',
+    '```',
+    '</details>',
+    '</tool-use>',
+    '',
   ].join('\n');
   const { messages } = importText(text);
 
@@ -397,6 +406,10 @@ describe('specStoryImporter.parse, what a <tool-use> block escaped', () => {
     expect(diff.diff).toContain("+   attribution='&copy; OpenStreetMap'");
     expect(diff.diff).toContain('+   {ready && <Map bounds={bounds} />}');
     expect(diff.diff).toContain('+ `npm run dev` starts it');
+  });
+
+  it('decodes a body whose only references are &apos; and hexadecimal ones', () => {
+    expect(calls(messages)[2]!.input).toEqual({ command: "git commit -m 'fix: don't drop the `id`'" });
   });
 
   it('leaves a body that shows raw markup as it is: its references are the code’s own', () => {

@@ -506,6 +506,8 @@ function toolEventOf(blocks: readonly Block[], name: string | undefined): ToolEv
 /** The character references an HTML export writes: named ones for markup, numeric ones (`&#96;`) for the rest. */
 const characterReference = /&(?:(lt|gt|amp|quot|apos)|#(\d{1,7})|#[xX]([0-9a-fA-F]{1,6}));/g;
 const namedCharacters: Record<string, string> = { lt: '<', gt: '>', amp: '&', quot: '"', apos: "'" };
+/** The same pattern without the global flag, for `test()` (a global one keeps its `lastIndex` between calls). */
+const holdsCharacterReference = new RegExp(characterReference.source);
 
 /** `text` with its character references decoded, in one pass (`&amp;lt;` is `&lt;`). */
 function decodeCharacterReferences(text: string): string {
@@ -525,7 +527,7 @@ function decodeCharacterReferences(text: string): string {
  * and no raw `<` or `>` (markup it escaped would be references), so code that spells `&amp;` stays as it is.
  */
 function unescapedBody(body: string): string {
-  if (!/&(?:lt|gt|amp|quot|#\d+);/.test(body)) return body;
+  if (!holdsCharacterReference.test(body)) return body;
   return /[<>]/.test(body.replace(/^[ \t]*<\/?details>[ \t]*$/gm, ''))
     ? body
     : decodeCharacterReferences(body);
