@@ -897,6 +897,20 @@ describe('renderAnchoredSummary', () => {
     expect(text).toMatch(/\nIn the archive, not shown: session intent \(1\)(, commands \(\d\))?\.$/);
   });
 
+  it('indents the further lines of an item of any section under its bullet, so the list holds', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 4;
+    summary.errors.push(
+      "`Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/dist/index.js'\n    at finalizeResolution (node:internal)` (from node dist/cli.js)",
+    );
+    summary.decisions.push('Keep the loader\nbecause the tests import it');
+    const text = renderAnchoredSummary(summary, { counter });
+    expect(text).toContain(
+      "## Errors → fixes\n- `Error [ERR_MODULE_NOT_FOUND]: Cannot find module '/app/dist/index.js'\n      at finalizeResolution (node:internal)` (from node dist/cli.js)",
+    );
+    expect(text).toContain('## Decisions\n- Keep the loader\n  because the tests import it');
+  });
+
   it('gives a small cap to a line before the closing line that names what is not shown', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 20;

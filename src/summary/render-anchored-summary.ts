@@ -123,8 +123,7 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     {
       title: 'User requests and constraints',
       weight: 0.12,
-      // A request kept whole keeps its lines (code indentation too), indented under its bullet.
-      lines: bullets(summary.constraints.map((item) => item.replaceAll('\n', '\n  '))),
+      lines: bullets(summary.constraints),
       keep: 'salient',
     },
     // In the order the session touched them: identifier density says nothing about a file's row (it ranked short
@@ -185,8 +184,9 @@ function favouredFirst(
   return { lines: bullets(items), favoured: favoured.length };
 }
 
+/** Items as bullets; an item of several lines keeps them (code indentation too), indented under its bullet. */
 function bullets(items: readonly string[]): string[] {
-  return items.map((item) => `- ${item}`);
+  return items.map((item) => `- ${item.replaceAll('\n', '\n  ')}`);
 }
 
 /** Every line of a section but those shown elsewhere: the section uncapped. */
