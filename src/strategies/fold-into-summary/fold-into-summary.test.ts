@@ -69,6 +69,36 @@ describe('foldIntoSummary in compact', () => {
     expect(soleSummary(result.messages).record.intent).toBe(task.slice(0, 1500).trim());
   });
 
+  it('lets the intent point at the task when the task stays in the conversation shortened in place', () => {
+    // Over budget, the task too becomes compressible: extractive prose elides its sentences behind a handle and
+    // keeps its opening. It still stands above the summary, so the intent need not repeat its first lines.
+    const opening = '# Upload fix: chunker drops parts';
+    const details = Array.from(
+      { length: 40 },
+      (_, index) => `The server log shows part ${index} retried after a reset on node-${index % 7}.`,
+    );
+    const task = [opening, 'Fix the flaky upload in src/upload/chunker.ts.', ...details].join('\n');
+    const session = uploadSession(8);
+    session[1] = { role: 'user', content: task };
+    const input = assignIds(session);
+    const result = compact(input, {
+      budgetTokens: Math.floor(countOf(input) * 0.1),
+      preserveFirstUserMessage: false,
+      keepRecentTurns: 1,
+      ...engine,
+    });
+    expect(result.report.withinBudget).toBe(true);
+    const shortened = result.messages.find((message) => message.id === input[1]!.id);
+    expect(messageText(shortened!)).not.toBe(task);
+    expect(messageText(shortened!)).toContain(opening);
+    const { message, record } = soleSummary(result.messages);
+    // The record keeps the task for a later round that folds it away.
+    expect(record.intent).toContain('Fix the flaky upload in src/upload/chunker.ts.');
+    const intentSection = /## Session intent\n([\s\S]*?)\n\n/.exec(messageText(message))?.[1] ?? '';
+    expect(intentSection.startsWith(opening)).toBe(true);
+    expect(intentSection.length).toBeLessThan(300);
+  });
+
   it('merges into the existing summary on a later compaction, keeping the first summary items', () => {
     const archive = createMemoryArchive();
     const input = uploadSession(6);

@@ -254,9 +254,11 @@ function foldOnce(
   const targetIndex = existingIndex !== -1 ? existingIndex : firstMarkerIndex!;
   const target = output[targetIndex]!;
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
-  // The task message kept verbatim above: the intent only needs to point at it.
-  const keptTask = task === undefined ? undefined : output.find((message) => message.id === task.id);
-  const taskKept = keptTask !== undefined && messageTextOf(typedRequest(keptTask)) === task?.text;
+  // The task still in the conversation: its message verbatim or shortened in place (extractive prose elides
+  // sentences behind a handle, its opening stays), or, where it became a stub of a later copy (a restarted
+  // session sent it again), that copy. The intent only needs to point at it.
+  const taskKept =
+    task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
   const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
@@ -485,6 +487,15 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
     current = entry.content;
   }
   return current;
+}
+
+/** Whether the task message, as the conversation now has it, is the task: whole, or shortened with its opening. */
+function showsTask(message: IdentifiedMessage, taskText: string): boolean {
+  if (message.metadata?.origin === 'stub') return false;
+  const text = messageTextOf(typedRequest(message));
+  if (text === taskText) return true;
+  const opening = taskText.trim().split('\n')[0]!.trim().slice(0, 80);
+  return opening !== '' && text.includes(opening);
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
