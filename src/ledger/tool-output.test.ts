@@ -80,6 +80,26 @@ describe('errorLinesOf', () => {
   });
 });
 
+describe('errorLinesOf: inner exceptions', () => {
+  it('in strong mode takes the cause a .NET or Java trace nests under the outer exception, with its HRESULT', () => {
+    const dotnet = [
+      'System.TimeoutException: A timeout occurred after 30000ms selecting a server.',
+      ' ---> System.Net.Sockets.SocketException (0x00002AF9): No such host is known.',
+      '   at System.Net.Dns.GetHostAddresses(String hostNameOrAddress)',
+    ].join('\n');
+    expect(errorLinesOf(dotnet, { strongOnly: true })).toEqual([
+      'System.TimeoutException: A timeout occurred after 30000ms selecting a server.',
+      '---> System.Net.Sockets.SocketException (0x00002AF9): No such host is known.',
+    ]);
+    const java =
+      'Exception in thread "main" app.StartupFailure\nCaused by: java.net.UnknownHostException: mongodb';
+    expect(errorLinesOf(java, { strongOnly: true })).toEqual([
+      'Caused by: java.net.UnknownHostException: mongodb',
+    ]);
+    expect(errorLinesOf('the arrow ---> points at the cause', { strongOnly: true })).toEqual([]);
+  });
+});
+
 describe('errorLinesOf: linters', () => {
   it("takes pyflakes' codes and syntax errors, not style codes, in a failed output and in user text", () => {
     const flake8 = [
