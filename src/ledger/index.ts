@@ -44,4 +44,10 @@ export {
   testRunners,
 } from './shell-command.js';
 export { parseTestSummary, type TestSummary } from './test-summary.js';
-export { errorLinesOf, exitCodeOf, normaliseError, withoutColours } from './tool-output.js';
+export {
+  errorLinesOf,
+  exitCodeOf,
+  normaliseError,
+  shellHookNoiseLine,
+  withoutColours,
+} from './tool-output.js';

@@ -100,6 +100,14 @@ describe('errorLinesOf: inner exceptions', () => {
   });
 });
 
+describe('errorLinesOf: harness noise', () => {
+  it("does not take the complaint of a shell that lacks Cursor's state hook for the command's error", () => {
+    const output = "zsh:1: command not found: dump_zsh_state\nError: Cannot find module 'next'";
+    expect(errorLinesOf(output)).toEqual(["Error: Cannot find module 'next'"]);
+    expect(errorLinesOf('--: line 1: dump_bash_state: command not found')).toEqual([]);
+  });
+});
+
 describe('errorLinesOf: linters', () => {
   it("takes pyflakes' codes and syntax errors, not style codes, in a failed output and in user text", () => {
     const flake8 = [

@@ -52,8 +52,18 @@ const errorLinePattern =
  */
 const strongErrorLinePattern =
   /^\s*(?:(?:(?:--->|Caused by:)\s*)?(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?: \(0x[0-9A-Fa-f]+\))?(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b)|\berror TS\d+:|\bModule not found: (?:Error: )?Can't resolve |: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
+/**
+ * Cursor's terminal calls a state-dumping hook after every command; a shell without it complains on a line of its
+ * own (`zsh:1: command not found: dump_zsh_state`, `--: line 1: dump_bash_state: command not found`): the harness's
+ * noise, not the command's output.
+ */
+export const shellHookNoiseLine = /\bdump_(?:bash|zsh)_state\b/;
 const noiseLinePattern =
   /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
+
+function isNoiseLine(line: string): boolean {
+  return noiseLinePattern.test(line) || shellHookNoiseLine.test(line);
+}
 
 /** A heading that names an error but not its message, as dev servers' overlays print it ("Unhandled Runtime Error"). */
 const errorHeadingPattern = /^\s*(?:[A-Z][a-z]+ ){1,3}(?:Error|Exception)\s*$/;
@@ -102,7 +112,7 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
   while (start < text.length && found.length < maxLines) {
     const { raw, next } = lineAt(text, start);
     start = next;
-    if (raw.length < 3 || noiseLinePattern.test(raw)) continue;
+    if (raw.length < 3 || isNoiseLine(raw)) continue;
     const matches = pattern.test(raw);
     const heading = errorHeadingPattern.test(raw);
     if (!matches && !heading) continue;
@@ -153,7 +163,7 @@ function messageAfter(text: string, from: number, pattern: RegExp): string | und
     const { raw, next } = lineAt(text, start);
     start = next;
     if (raw.trim() === '') continue;
-    if (noiseLinePattern.test(raw) || locatingLinePattern.test(raw)) return undefined;
+    if (isNoiseLine(raw) || locatingLinePattern.test(raw)) return undefined;
     return pattern.test(raw) || errorHeadingPattern.test(raw) ? 'error line' : raw.trim();
   }
   return undefined;
@@ -165,7 +175,7 @@ export function firstMeaningfulLine(text: string, maxChars = 400): string | unde
   while (start < text.length) {
     const { raw, next } = lineAt(text, start);
     start = next;
-    if (raw.trim().length < 2 || noiseLinePattern.test(raw)) continue;
+    if (raw.trim().length < 2 || isNoiseLine(raw)) continue;
     const line = cleanErrorLine(raw, maxChars);
     if (line === '') continue;
     // A lead-in ("… failed due to the following issue:") says what follows it.

@@ -152,6 +152,14 @@ describe('commandResultLines', () => {
     ]);
   });
 
+  it("leaves out the complaint of a shell that lacks Cursor's state hook, keeping what the command printed", () => {
+    const messages = shellSession('Build it.', [
+      ['npm run build', 'Compiled successfully in 4.2s\nzsh:1: command not found: dump_zsh_state'],
+      ['node scripts/bundle.js', 'wrote dist/index.js\n--: line 1: dump_bash_state: command not found'],
+    ]);
+    expect(commandResultLines(messages)).toEqual(['Compiled successfully in 4.2s', 'wrote dist/index.js']);
+  });
+
   it("leaves out Node's own stack frames, keeping the error and the project's frames", () => {
     const crash = [
       'node:internal/modules/cjs/loader:1080',

@@ -1,4 +1,10 @@
-import { type RecogniserState, recogniseToolCall, runsCommand, withoutColours } from '../ledger/index.js';
+import {
+  type RecogniserState,
+  recogniseToolCall,
+  runsCommand,
+  shellHookNoiseLine,
+  withoutColours,
+} from '../ledger/index.js';
 import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
 
@@ -170,6 +176,7 @@ function isResultLine(line: string): boolean {
     /[A-Za-z]/.test(line) &&
     !wrapperLine.test(line) &&
     !noiseLine.test(line) &&
+    !shellHookNoiseLine.test(line) &&
     !(line.length <= maxNoteChars && foreignFrame.test(line))
   );
 }
