@@ -125,6 +125,23 @@ describe('errorLinesOf: linters', () => {
     expect(errorLinesOf(flake8, { strongOnly: true })).toEqual(expected);
     expect(errorLinesOf('Fix F821 in the module, then rerun.', { strongOnly: true })).toEqual([]);
   });
+
+  it("takes ESLint's error problems (its stylish format and Next.js' lint), one per message, not its warnings", () => {
+    const lint = [
+      './lib/services/PDFService.ts',
+      "6:10  Warning: 'NextRequest' is defined but never used.  @typescript-eslint/no-unused-vars",
+      '8:18  Error: Unexpected any. Specify a different type.  @typescript-eslint/no-explicit-any',
+      '53:85  Error: Unexpected any. Specify a different type.  @typescript-eslint/no-explicit-any',
+      'src/app.ts',
+      "  12:5  error  'retry' is assigned a value but never used  no-unused-vars",
+    ].join('\n');
+    expect(errorLinesOf(lint, { strongOnly: true })).toEqual([
+      '8:18  Error: Unexpected any. Specify a different type.  @typescript-eslint/no-explicit-any',
+      "12:5  error  'retry' is assigned a value but never used  no-unused-vars",
+    ]);
+    // A numbered file line stays a file line.
+    expect(errorLinesOf('12: throw new Error("boom")\n13: }', { strongOnly: true })).toEqual([]);
+  });
 });
 
 describe('errorLinesOf: an error line that leaves its message to the next line', () => {

@@ -47,11 +47,12 @@ const errorLinePattern =
   /(?:^|[\s(:\]])(?:(?:[A-Za-z_][\w]*\.)*(?:[A-Z][A-Za-z0-9_]*)?(?:Error|Exception|Failure|Warning)\b(?!s)|error(?:\[[\w-]+\])?[:\s]|ERROR\b|FAIL(?:ED)?\b|fatal:|panic:|npm ERR!|Traceback \(most recent call last\)|No such file or directory|command not found|Permission denied|cannot find|Cannot find|not found|does not exist|Segmentation fault|Killed\b)|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
 /**
  * The strong forms only, for outputs whose status is unknown and for user text. A bundler's unresolved module
- * (webpack's and Next.js' `Module not found: … Can't resolve`) counts wherever it starts. Pyflakes' codes (`F821
+ * (webpack's and Next.js' `Module not found: … Can't resolve`) counts wherever it starts, and so does an ESLint
+ * problem of error severity (`12:5  error  …  rule`, Next.js' `8:18  Error: …  rule`). Pyflakes' codes (`F821
  * undefined name 'os'`, as flake8 and ruff print them) and syntax errors (`E999`) count; style codes do not.
  */
 const strongErrorLinePattern =
-  /^\s*(?:(?:(?:--->|Caused by:)\s*)?(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?: \(0x[0-9A-Fa-f]+\))?(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b)|\berror TS\d+:|\bModule not found: (?:Error: )?Can't resolve |: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
+  /^\s*(?:(?:(?:--->|Caused by:)\s*)?(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?: \(0x[0-9A-Fa-f]+\))?(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b|\d+:\d+\s+[Ee]rror\b)|\berror TS\d+:|\bModule not found: (?:Error: )?Can't resolve |: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
 /**
  * Cursor's terminal calls a state-dumping hook after every command; a shell without it complains on a line of its
  * own (`zsh:1: command not found: dump_zsh_state`, `--: line 1: dump_bash_state: command not found`): the harness's
@@ -59,7 +60,7 @@ const strongErrorLinePattern =
  */
 export const shellHookNoiseLine = /\bdump_(?:bash|zsh)_state\b/;
 const noiseLinePattern =
-  /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:)|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
+  /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:(?!\d+\s+[Ee]rror\b))|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
 
 function isNoiseLine(line: string): boolean {
   return noiseLinePattern.test(line) || shellHookNoiseLine.test(line);
