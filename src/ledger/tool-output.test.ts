@@ -81,6 +81,18 @@ describe('errorLinesOf', () => {
 });
 
 describe('errorLinesOf: inner exceptions', () => {
+  it("in strong mode takes Python's OSError form wherever it stands on the line, not a mention of errno", () => {
+    const aider =
+      "D:\\web\\week.tsx: unable to read: [Errno 2] No such file or directory: 'D:\\\\web\\\\week.tsx'";
+    expect(errorLinesOf(aider, { strongOnly: true })).toEqual([aider]);
+    expect(
+      errorLinesOf("Error creating file /add: [Errno 30] Read-only file system: '/add'", {
+        strongOnly: true,
+      }),
+    ).toHaveLength(1);
+    expect(errorLinesOf('check [Errno 2] handling and errno values', { strongOnly: true })).toEqual([]);
+  });
+
   it('in strong mode takes the cause a .NET or Java trace nests under the outer exception, with its HRESULT', () => {
     const dotnet = [
       'System.TimeoutException: A timeout occurred after 30000ms selecting a server.',

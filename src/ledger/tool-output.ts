@@ -52,7 +52,7 @@ const errorLinePattern =
  * undefined name 'os'`, as flake8 and ruff print them) and syntax errors (`E999`) count; style codes do not.
  */
 const strongErrorLinePattern =
-  /^\s*(?:(?:(?:--->|Caused by:)\s*)?(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?: \(0x[0-9A-Fa-f]+\))?(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b|\d+:\d+\s+[Ee]rror\b)|\berror TS\d+:|\bModule not found: (?:Error: )?Can't resolve |: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
+  /^\s*(?:(?:(?:--->|Caused by:)\s*)?(?:[A-Za-z_][\w]*\.)*[A-Z][A-Za-z0-9_]*(?:Error|Exception)(?: \(0x[0-9A-Fa-f]+\))?(?::|$)|error(?:\[[\w-]+\])?: |Error: |fatal: |panic: |npm ERR! |E\s{2,}\w+(?:Error|Exception)\b|\d+:\d+\s+[Ee]rror\b)|\berror TS\d+:|\[Errno \d+\] [A-Z]|\bModule not found: (?:Error: )?Can't resolve |: (?:No such file or directory|command not found)$|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;
 /**
  * Cursor's terminal calls a state-dumping hook after every command; a shell without it complains on a line of its
  * own (`zsh:1: command not found: dump_zsh_state`, `--: line 1: dump_bash_state: command not found`): the harness's

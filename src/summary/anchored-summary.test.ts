@@ -395,6 +395,26 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
+  it('groups errors that repeat their quoted name unquoted, as Python prints an OSError with its path first', () => {
+    const unreadable = (name: string) =>
+      `C:\\app\\${name}: unable to read: [Errno 2] No such file or directory: 'C:\\\\app\\\\${name}'`;
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Add the week view.'),
+        userMessage([unreadable('week.tsx'), unreadable('days.tsx'), unreadable('week.tsx')].join('\n')),
+        // A short name (three characters or fewer) is not blanked where it stands unquoted.
+        userMessage(
+          "ab: unable to read: [Errno 2] No such file or directory: 'ab'\ncd: unable to read: [Errno 2] No such file or directory: 'cd'",
+        ),
+      ]),
+    );
+    expect(summary.errors).toEqual([
+      `\`${unreadable('week.tsx')}\` (from user; also 'C:\\\\app\\\\days.tsx')`,
+      "`ab: unable to read: [Errno 2] No such file or directory: 'ab'` (from user)",
+      "`cd: unable to read: [Errno 2] No such file or directory: 'cd'` (from user)",
+    ]);
+  });
+
   it('names the command an error came from without the `cd <workspace> &&` every command starts with', () => {
     const command = 'cd /workspace/darkreader__darkreader__0.1 && npx ts-node test_parse.ts';
     const call = toolCall('execute_bash', { command }, 'call-ts-node');

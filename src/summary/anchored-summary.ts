@@ -1061,6 +1061,24 @@ const quotedName = /'[^'\n]{1,200}'|"[^"\n]{1,200}"/g;
 const maxErrorVariants = 12;
 
 /**
+ * An error with its quoted names blanked, and those names where they also stand unquoted: Python's OSError
+ * repeats its path before the message (`C:\a.tsx: unable to read: [Errno 2] No such file or directory:
+ * 'C:\\a.tsx'`, backslashes escaped inside the quotes).
+ */
+function shapeOf(message: string, names: readonly string[]): string {
+  let shape = message.replace(quotedName, '\u0001');
+  for (const name of names) {
+    const inner = name.slice(1, -1);
+    // Too short a name would blank unrelated words.
+    if (inner.length < 4) continue;
+    shape = shape.split(inner).join('\u0001');
+    const unescaped = inner.replaceAll('\\\\', '\\');
+    if (unescaped !== inner) shape = shape.split(unescaped).join('\u0001');
+  }
+  return shape;
+}
+
+/**
  * The ledger's errors, those that differ only in one quoted name (a command failing on each of several files) as
  * one: the first verbatim with its source, the others' names listed after it.
  */
@@ -1070,7 +1088,7 @@ function errorGroups(errors: readonly LedgerError[]): Array<{ error: LedgerError
   const byShape = new Map<string, { names: string[]; variants: string[] }>();
   for (const error of errors) {
     const names = error.message.match(quotedName) ?? [];
-    const shape = names.length === 0 ? undefined : error.message.replace(quotedName, '\u0001');
+    const shape = names.length === 0 ? undefined : shapeOf(error.message, names);
     const first = shape === undefined ? undefined : byShape.get(shape);
     const differing = first === undefined ? [] : names.filter((name, index) => name !== first.names[index]);
     if (first !== undefined && differing.length === 1) {
