@@ -8,7 +8,7 @@ import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import { soleSummary, uploadSession } from '../llm-strategies.test-support.js';
-import { foldIntoSummary } from './fold-into-summary.js';
+import { foldIntoSummary, showsTask } from './fold-into-summary.js';
 
 const accountant = createTokenAccountant();
 const countOf = (messages: readonly Message[]) => accountant.countConversation(messages).totalTokens;
@@ -296,5 +296,25 @@ describe('foldIntoSummary in compact', () => {
     result.messages.forEach((message, index) => {
       expect(message).toBe(messages[index]);
     });
+  });
+});
+
+describe('showsTask', () => {
+  const task = 'Fix the flaky upload in src/upload/chunker.ts.\nThe server drops parts at random offsets.';
+  const user = (content: string, metadata?: Record<string, unknown>) =>
+    assignIds([{ role: 'user', content, ...(metadata === undefined ? {} : { metadata }) } as Message])[0]!;
+
+  it('sees the task whole, shortened with its opening, or as a later copy on a line of its own', () => {
+    expect(showsTask(user(task), task)).toBe(true);
+    expect(showsTask(user('Fix the flaky upload in src/upload/chunker.ts. […]'), task)).toBe(true);
+    expect(showsTask(user(`Keep the retry count at 3.\n  ${task}`), task)).toBe(true);
+  });
+
+  it('does not take a quote of its first line inside a sentence, or a stub, for the task', () => {
+    expect(showsTask(user('You asked: "Fix the flaky upload in src/upload/chunker.ts." Still?'), task)).toBe(
+      false,
+    );
+    expect(showsTask(user(task, { origin: 'stub' }), task)).toBe(false);
+    expect(showsTask(user('Something else entirely.'), task)).toBe(false);
   });
 });

@@ -489,13 +489,20 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
   return current;
 }
 
-/** Whether the task message, as the conversation now has it, is the task: whole, or shortened with its opening. */
-function showsTask(message: IdentifiedMessage, taskText: string): boolean {
+/**
+ * Whether a user message, as the conversation now has it, shows the task: whole, shortened with its opening
+ * (extractive prose keeps a message's first sentence), or a later copy merged after another request. The
+ * opening must start a line: a message that quotes it mid-sentence does not show the task.
+ */
+export function showsTask(message: IdentifiedMessage, taskText: string): boolean {
   if (message.metadata?.origin === 'stub') return false;
   const text = messageTextOf(typedRequest(message));
   if (text === taskText) return true;
   const opening = taskText.trim().split('\n')[0]!.trim().slice(0, 80);
-  return opening !== '' && text.includes(opening);
+  if (opening === '') return false;
+  for (let at = text.indexOf(opening); at !== -1; at = text.indexOf(opening, at + 1))
+    if (/^\s*$/.test(text.slice(text.lastIndexOf('\n', at - 1) + 1, at))) return true;
+  return false;
 }
 
 function messageTextOf(message: IdentifiedMessage): string {
