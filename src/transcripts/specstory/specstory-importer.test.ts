@@ -165,6 +165,9 @@ describe('specStoryImporter.parse, April 2025 export', () => {
       'Could not find file .env.local in the workspace.',
       'Cannot edit files blocked by globalIgnore',
       "Unable to write file '/repo/.cursor/rules/a.mdc' (Error: Unable to create folder '/repo/.cursor/rules' that already exists but is not a directory)",
+      'The string to replace was not found in the file.',
+      'The model provided an ambiguous search string to replace.',
+      'Search failed: rg: frontend\\nul: Incorrect function. (os error 1) (exit 2, root: d:/app)',
     ];
     const text = exportOf('Set up the environment.', [
       ...failures,
@@ -175,6 +178,9 @@ describe('specStoryImporter.parse, April 2025 export', () => {
       ['read_file', { target_file: '.env.local' }],
       ['edit_file', {}],
       ['edit_file', { target_file: '/repo/.cursor/rules/a.mdc' }],
+      ['search_replace', {}],
+      ['search_replace', {}],
+      ['grep', {}],
     ]);
     expect(messages.flatMap(toolResultsOf).map((result) => result.output)).toEqual(
       failures.map((value) => ({ type: 'error-text', value })),
@@ -182,7 +188,7 @@ describe('specStoryImporter.parse, April 2025 export', () => {
     expect(textOf(messages.at(-1))).toBe('It said: Could not find file .env.local in the workspace.');
     const ledger = buildLedger(assignIds(messages));
     expect(ledger.errors.map((error) => error.message)).toEqual(
-      expect.arrayContaining([failures[0], failures[1]]),
+      expect.arrayContaining([failures[0], failures[1], failures[3], failures[5]]),
     );
   });
 

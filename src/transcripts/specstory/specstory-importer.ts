@@ -420,6 +420,14 @@ const failedToolLines: readonly SummaryTool[] = [
     toolName: 'edit_file',
     input: (match) => pathInput('target_file', match[1]!),
   },
+  // A search-and-replace edit whose old string did not match; the export does not say which file.
+  {
+    pattern:
+      /^The (?:string to replace was not found in the file|model provided an ambiguous search string to replace)\.?$/,
+    toolName: 'search_replace',
+    input: () => ({}),
+  },
+  { pattern: /^Search failed: \S/, toolName: 'grep', input: () => ({}) },
 ];
 
 const readFilePattern = /^Read file: (.+?)\s*$/;
