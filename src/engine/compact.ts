@@ -45,7 +45,8 @@ export interface CompactOptions {
   keepRecentTurns?: number;
   /**
    * Keep the first user message (the task) byte-identical. What a framework put in front of its request (an
-   * in-context example, harness notes: `metadata.requestPart`) may still be archived behind a stub.
+   * in-context example, harness notes: `metadata.requestPart`) may still be archived behind a stub, and so may
+   * harness notes merged after it (`metadata.harnessAfterRequest`: aider's output, an @-mention's file).
    * @default true
    */
   preserveFirstUserMessage?: boolean;

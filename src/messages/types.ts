@@ -128,10 +128,17 @@ export interface MessageMetadata {
    * Where an expansion (see `expansion`) starts among the parts, when a repair merged it after its request (and
    * so where what the user typed ends: harness notes merged after the request, an @-mention's file read or
    * aider's output, start one too).
-   * While the message is preserved, nothing changes; when it is not (the budget gave up the task), the parts
-   * from here on may be archived behind a stub before the words the user typed are touched (`stub-demonstrations`).
+   * While the message is preserved, nothing changes (unless `harnessAfterRequest`); when it is not (the budget
+   * gave up the task), the parts from here on may be archived behind a stub before the words the user typed are
+   * touched (`stub-demonstrations`).
    */
   expansionPart?: number;
+  /**
+   * The parts from `expansionPart` on are harness notes only (aider's output after the request, the file an
+   * @-mention read), no expansion: not an instruction, so they may be archived behind a stub even while the
+   * message is preserved, as the parts before the request may.
+   */
+  harnessAfterRequest?: boolean;
   /** Free-form data of importers and integrations (timestamps, source record ids). */
   [key: string]: JSONValue | undefined;
 }

@@ -402,7 +402,11 @@ describe('repairMessages', () => {
       provider: 'anthropic',
     }).messages;
     expect(merged!.content).toHaveLength(3);
-    expect(merged!.metadata).toEqual({ expansionPart: 1, contextFiles: ['src/a.ts', 'src/b.ts'] });
+    expect(merged!.metadata).toEqual({
+      expansionPart: 1,
+      harnessAfterRequest: true,
+      contextFiles: ['src/a.ts', 'src/b.ts'],
+    });
     expect(typedRequest(merged!).content).toEqual([{ type: 'text', text: request.content }]);
     // Notes before the request are not its end.
     const [before] = repairMessages([read('src/a.ts'), request], { provider: 'anthropic' }).messages;

@@ -619,11 +619,27 @@ function partsBeforeRequest(run: readonly Message[]): number {
 function partsBeforeExpansion(run: readonly Message[]): number | undefined {
   const partsOf = (messages: readonly Message[]) =>
     messages.reduce((sum, message) => sum + partCount(message), 0);
-  let start = run.length;
-  while (start > 0 && (isExpansion(run[start - 1]!) || isHarnessNote(run[start - 1]!))) start--;
+  const start = closingStart(run);
   if (start < run.length) return partsOf(run.slice(0, start));
   const own = run.at(-1)!.metadata?.expansionPart;
   return typeof own === 'number' ? partsOf(run.slice(0, -1)) + own : undefined;
+}
+
+/** Where the expansions and harness notes that close `run` start (`run.length` when none does). */
+function closingStart(run: readonly Message[]): number {
+  let start = run.length;
+  while (start > 0 && (isExpansion(run[start - 1]!) || isHarnessNote(run[start - 1]!))) start--;
+  return start;
+}
+
+/**
+ * Whether what follows the request in `run` is harness notes only: closing messages that are all harness notes,
+ * or the last message's own expansion parts marked so.
+ */
+function harnessAfterRequest(run: readonly Message[]): boolean {
+  const start = closingStart(run);
+  if (start < run.length) return run.slice(start).every((message) => !isExpansion(message));
+  return run.at(-1)!.metadata?.harnessAfterRequest === true;
 }
 
 function partCount(message: Message): number {
@@ -671,9 +687,14 @@ function mergeMessages(run: readonly Message[]): Message {
     if (requestPart > 0 && requestPart < content.length) merged.metadata.requestPart = requestPart;
     else delete merged.metadata.requestPart;
     const expansionPart = partsBeforeExpansion(run);
-    if (expansionPart !== undefined && expansionPart > requestPart && expansionPart < content.length)
+    if (expansionPart !== undefined && expansionPart > requestPart && expansionPart < content.length) {
       merged.metadata.expansionPart = expansionPart;
-    else delete merged.metadata.expansionPart;
+      if (harnessAfterRequest(run)) merged.metadata.harnessAfterRequest = true;
+      else delete merged.metadata.harnessAfterRequest;
+    } else {
+      delete merged.metadata.expansionPart;
+      delete merged.metadata.harnessAfterRequest;
+    }
   }
   if (providerOptions !== undefined) merged.providerOptions = providerOptions;
   return merged;

@@ -259,12 +259,36 @@ describe('stubDemonstrations', () => {
     expect(request).toEqual({ type: 'text', text: typed });
     expect((after as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
     expect(result.messages[0]!.metadata).toMatchObject({ expansionPart: 1, contextFiles: ['src/retry.ts'] });
-    // Preserved (the task kept whole), the read stays.
-    const kept = stubDemonstrations().apply(
+    // Preserved (the task kept whole), the read goes too: a harness note, not an instruction, like a preamble.
+    expect(messages[0]!.metadata).toMatchObject({ harnessAfterRequest: true });
+    const preserved = stubDemonstrations().apply(
       messages,
       strategyContext({ preservedIds: new Set([messages[0]!.id]) }),
     );
-    expect(kept.actions).toEqual([]);
+    expect(preserved.messages[0]!.content).toEqual(result.messages[0]!.content);
+  });
+
+  it("archives aider's output merged after a preserved request, but not a command's expansion there", () => {
+    const typed = 'Why does the catalog client fail with a CORS error?';
+    const output = `Add URL to the chat? (Y)es/(N)o [Yes]: y\n${example}`;
+    const merge = (after: Message) =>
+      assignIds(
+        repairMessages(
+          [{ role: 'user', content: typed }, after, { role: 'assistant', content: 'Looking.' }],
+          {
+            provider: 'anthropic',
+          },
+        ).messages,
+      );
+    const harness = merge({ role: 'user', content: output, metadata: { harness: true, aiderOutput: true } });
+    const preserved = (messages: IdentifiedMessage[]) =>
+      strategyContext({ preservedIds: new Set([messages[0]!.id]) });
+    const stubbed = stubDemonstrations().apply(harness, preserved(harness)).messages[0]!.content as Part[];
+    expect(stubbed[0]).toEqual({ type: 'text', text: typed });
+    expect((stubbed[1] as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
+    const expansion = merge({ role: 'user', content: example, metadata: { expansion: true } });
+    expect(expansion[0]!.metadata).not.toHaveProperty('harnessAfterRequest');
+    expect(stubDemonstrations().apply(expansion, preserved(expansion)).actions).toEqual([]);
   });
 
   it('archives a whole expansion message that is not preserved, as it does a demonstration', () => {

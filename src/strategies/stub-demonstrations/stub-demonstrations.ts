@@ -18,7 +18,9 @@ const strategyName = 'stub-demonstrations';
  * - the prompt a command expanded to (`metadata.expansion`), and the parts of a merged request from
  *   `metadata.expansionPart` on (that prompt, harness notes such as a file an @-mention read), only when its
  *   message is not preserved: an expansion instructs the agent, so it goes only where the budget has already
- *   given up keeping the task whole, before the words the user typed.
+ *   given up keeping the task whole, before the words the user typed. Harness notes alone after the request
+ *   (`metadata.harnessAfterRequest`: aider's output, an @-mention's file) instruct nothing and go like a
+ *   preamble, preserved or not.
  *
  * None of it is this session's work, so a stub loses nothing the summary would keep; the original message goes
  * to the archive and the stub names its handle. Pinned messages are left alone, and a stub is only used when
@@ -124,8 +126,10 @@ function withPartsStubbed(
   const requestStart = typeof requestPart === 'number' && requestPart > 0 ? requestPart : 0;
   const hasExpansion =
     typeof expansionPart === 'number' && expansionPart > requestStart && expansionPart < parts.length;
-  // The expansion is an instruction: it goes only once the budget has given up preserving the message.
-  const expansionStubbed = hasExpansion && !context.preservedIds.has(message.id);
+  // An expansion is an instruction: it goes only once the budget has given up preserving the message. Harness
+  // notes alone after the request (aider's output, an @-mention's file) are not, and go like a preamble.
+  const expansionStubbed =
+    hasExpansion && (!context.preservedIds.has(message.id) || message.metadata?.harnessAfterRequest === true);
   const requestEnd = expansionStubbed ? expansionPart : parts.length;
   if (requestStart >= parts.length) return undefined;
   const preamble = parts.slice(0, requestStart);
