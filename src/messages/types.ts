@@ -139,6 +139,12 @@ export interface MessageMetadata {
    * message is preserved, as the parts before the request may.
    */
   harnessAfterRequest?: boolean;
+  /**
+   * Parts between the request's start and its expansion (or end) that a repair merged from harness notes: what
+   * aider printed between a request that got no reply and the next one (its output, a restart's banner). Not
+   * what the user typed: they may be archived behind a stub even while the message is preserved.
+   */
+  harnessParts?: number[];
   /** Free-form data of importers and integrations (timestamps, source record ids). */
   [key: string]: JSONValue | undefined;
 }

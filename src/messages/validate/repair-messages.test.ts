@@ -391,6 +391,25 @@ describe('repairMessages', () => {
     expect(first!.metadata).not.toHaveProperty('expansion');
   });
 
+  it('marks the parts harness notes put between two requests, and keeps the marks through a second merge', () => {
+    const note = (text: string): Message => ({ role: 'user', content: text, metadata: { harness: true } });
+    const [merged] = repairMessages(
+      [
+        note('Caveat.'),
+        { role: 'user', content: 'Fix it.' },
+        note('Output.'),
+        { role: 'user', content: 'Again.' },
+      ],
+      { provider: 'anthropic' },
+    ).messages;
+    expect(merged!.metadata).toEqual({ requestPart: 1, harnessParts: [2] });
+    const [again] = repairMessages([note('Another caveat.'), merged!], { provider: 'anthropic' }).messages;
+    expect(again!.metadata).toEqual({ requestPart: 2, harnessParts: [3] });
+    // Harness notes alone are one harness note, with no marks.
+    const [notes] = repairMessages([note('One.'), note('Two.')], { provider: 'anthropic' }).messages;
+    expect(notes!.metadata).toEqual({ harness: true });
+  });
+
   it('ends the typed request where harness notes merged after it start, and keeps every file they read', () => {
     const request: Message = { role: 'user', content: 'Explain @src/a.ts and @src/b.ts.' };
     const read = (path: string): Message => ({

@@ -625,6 +625,25 @@ function partsBeforeExpansion(run: readonly Message[]): number | undefined {
   return typeof own === 'number' ? partsOf(run.slice(0, -1)) + own : undefined;
 }
 
+/**
+ * The parts of the merged `run` that harness notes between its request's start (`requestPart`) and its
+ * expansion (`expansionPart`, or the end) brought in, with those a message of the run had marked already.
+ */
+function harnessPartsOf(run: readonly Message[], requestPart: number, expansionPart: number): number[] {
+  const indices: number[] = [];
+  let offset = 0;
+  for (const message of run) {
+    const count = partCount(message);
+    const own = message.metadata?.harnessParts;
+    if (isHarnessNote(message) && !isExpansion(message))
+      for (let index = 0; index < count; index++) indices.push(offset + index);
+    else if (Array.isArray(own))
+      for (const index of own) if (typeof index === 'number') indices.push(offset + index);
+    offset += count;
+  }
+  return indices.filter((index) => index >= requestPart && index < expansionPart);
+}
+
 /** Where the expansions and harness notes that close `run` start (`run.length` when none does). */
 function closingStart(run: readonly Message[]): number {
   let start = run.length;
@@ -695,6 +714,9 @@ function mergeMessages(run: readonly Message[]): Message {
       delete merged.metadata.expansionPart;
       delete merged.metadata.harnessAfterRequest;
     }
+    const harnessParts = harnessPartsOf(run, requestPart, merged.metadata.expansionPart ?? content.length);
+    if (harnessParts.length > 0 && !run.every(isHarnessNote)) merged.metadata.harnessParts = harnessParts;
+    else delete merged.metadata.harnessParts;
   }
   if (providerOptions !== undefined) merged.providerOptions = providerOptions;
   return merged;

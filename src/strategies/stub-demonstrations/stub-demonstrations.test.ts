@@ -291,6 +291,40 @@ describe('stubDemonstrations', () => {
     expect(stubDemonstrations().apply(expansion, preserved(expansion)).actions).toEqual([]);
   });
 
+  it('archives harness output merged between two requests of a preserved message, keeping both requests', () => {
+    // aider: a request that got no reply, what aider printed (a restart's banner and warnings), the next request.
+    const first = 'Integrate shiftTaxBrackets() into yearCycle.';
+    const second = 'First, show me the shiftTaxBrackets() function.';
+    const banner = `# aider chat started at 2026-09-27 18:02:43\n${example}`;
+    const merged = repairMessages(
+      [
+        { role: 'user', content: first },
+        { role: 'user', content: banner, metadata: { harness: true } },
+        { role: 'user', content: 'Model: haiku with diff edit format', metadata: { harness: true } },
+        { role: 'user', content: second },
+        { role: 'assistant', content: 'Here it is.' },
+      ],
+      { provider: 'anthropic' },
+    ).messages;
+    const messages = assignIds(merged);
+    expect(messages[0]!.metadata).toEqual({ harnessParts: [1, 2] });
+    const context = strategyContext({ preservedIds: new Set([messages[0]!.id]) });
+    const result = stubDemonstrations().apply(messages, context);
+    const content = result.messages[0]!.content as Part[];
+    expect(content).toHaveLength(3);
+    expect(content[0]).toEqual({ type: 'text', text: first });
+    expect(content[1]).toEqual({
+      type: 'text',
+      text: expect.stringMatching(/^\[harness output archived: h-[0-9a-f]{20} · \d+ tokens\]$/),
+    });
+    expect(content[2]).toEqual({ type: 'text', text: second });
+    expect(result.messages[0]!.metadata).toEqual({ harnessParts: [1] });
+    expect(result.actions[0]!.description).toContain('1 harness note between requests');
+    expect(expand(context.archive, result.actions[0]!.handle!).content).toEqual([messages[0]]);
+    // The stub is not stubbed again.
+    expect(stubDemonstrations().apply(result.messages, context).actions).toEqual([]);
+  });
+
   it('archives a whole expansion message that is not preserved, as it does a demonstration', () => {
     const messages = assignIds([
       userMessage('/orchestrator update CLAUDE.md'),

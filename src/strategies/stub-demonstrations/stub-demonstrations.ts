@@ -20,7 +20,9 @@ const strategyName = 'stub-demonstrations';
  *   message is not preserved: an expansion instructs the agent, so it goes only where the budget has already
  *   given up keeping the task whole, before the words the user typed. Harness notes alone after the request
  *   (`metadata.harnessAfterRequest`: aider's output, an @-mention's file) instruct nothing and go like a
- *   preamble, preserved or not.
+ *   preamble, preserved or not;
+ * - harness notes a repair merged between two requests (`metadata.harnessParts`: what aider printed after a
+ *   request that got no reply), each run behind one stub, preserved or not.
  *
  * None of it is this session's work, so a stub loses nothing the summary would keep; the original message goes
  * to the archive and the stub names its handle. Pinned messages are left alone, and a stub is only used when
@@ -113,16 +115,17 @@ function withStub(message: IdentifiedMessage, context: StrategyContext): Stubbed
 }
 
 /**
- * The parts before the request (`requestPart`) as one stub, and those after it (`expansionPart`) as
- * another when the message is not preserved; the request's own parts unchanged. Undefined when neither applies
- * or both are stubs already.
+ * The parts before the request (`requestPart`) as one stub, those after it (`expansionPart`) as another when
+ * the message is not preserved or they are harness notes only, and each run of harness notes merged between
+ * requests (`harnessParts`) as one; the request's own parts unchanged. Undefined when none applies or all are
+ * stubs already.
  */
 function withPartsStubbed(
   message: IdentifiedMessage,
   parts: readonly Part[],
   context: StrategyContext,
 ): Stubbed | undefined {
-  const { requestPart, expansionPart } = message.metadata ?? {};
+  const { requestPart, expansionPart, harnessParts } = message.metadata ?? {};
   const requestStart = typeof requestPart === 'number' && requestPart > 0 ? requestPart : 0;
   const hasExpansion =
     typeof expansionPart === 'number' && expansionPart > requestStart && expansionPart < parts.length;
@@ -132,38 +135,67 @@ function withPartsStubbed(
     hasExpansion && (!context.preservedIds.has(message.id) || message.metadata?.harnessAfterRequest === true);
   const requestEnd = expansionStubbed ? expansionPart : parts.length;
   if (requestStart >= parts.length) return undefined;
-  const preamble = parts.slice(0, requestStart);
-  const expansion = parts.slice(requestEnd);
-  const stubPreamble = preamble.length > 0 && !isStub(preamble, preambleStubPrefix);
-  const stubExpansion = expansion.length > 0 && !isStub(expansion, afterRequestStubPrefix);
-  if (!stubPreamble && !stubExpansion) return undefined;
+  const between = new Set(
+    (Array.isArray(harnessParts) ? harnessParts : []).filter(
+      (index): index is number =>
+        typeof index === 'number' &&
+        index > requestStart &&
+        index < (hasExpansion ? expansionPart : parts.length),
+    ),
+  );
+  // Where each part goes: a stub of its kind, or kept. Runs of one kind become one stub.
+  const kindOf = (index: number): StubKind | undefined =>
+    index < requestStart
+      ? 'before'
+      : index >= requestEnd
+        ? 'after'
+        : between.has(index)
+          ? 'between'
+          : undefined;
   const handle = archiveHandle('messages', [message]);
-  const stubOf = (stubbed: readonly Part[], prefix: string) => {
-    const tokens = textTokens(stubbed, context);
-    return { tokens, part: { type: 'text', text: stubText(prefix, handle, tokens) } as Part };
-  };
-  const before = stubPreamble ? stubOf(preamble, preambleStubPrefix) : undefined;
-  const after = stubExpansion ? stubOf(expansion, afterRequestStubPrefix) : undefined;
-  const request = parts.slice(requestStart, requestEnd);
-  const content = [...(before === undefined ? preamble : [before.part]), ...request];
+  const content: Part[] = [];
+  const newIndex: number[] = [];
+  const stubbedKinds: StubKind[] = [];
+  let tokens = 0;
+  for (let index = 0; index < parts.length; ) {
+    const kind = kindOf(index);
+    let end = index + 1;
+    if (kind !== undefined) while (end < parts.length && kindOf(end) === kind) end++;
+    const run = parts.slice(index, end);
+    for (let covered = index; covered < end; covered++) newIndex[covered] = content.length;
+    if (kind === undefined || isStub(run, stubPrefixOf[kind])) content.push(...run);
+    else {
+      const runTokens = textTokens(run, context);
+      tokens += runTokens;
+      stubbedKinds.push(kind);
+      content.push({ type: 'text', text: stubText(stubPrefixOf[kind], handle, runTokens) } as Part);
+    }
+    index = end;
+  }
+  if (stubbedKinds.length === 0) return undefined;
   const metadata = { ...message.metadata };
-  if (requestStart > 0) metadata.requestPart = before === undefined ? requestStart : 1;
-  // A stubbed preamble is one part now: a kept expansion starts that much earlier too.
-  if (hasExpansion) metadata.expansionPart = content.length - request.length + (expansionPart - requestStart);
-  content.push(...(after === undefined ? expansion : [after.part]));
+  if (requestStart > 0) metadata.requestPart = newIndex[requestStart]!;
+  if (hasExpansion) metadata.expansionPart = newIndex[expansionPart]!;
+  if (between.size > 0) metadata.harnessParts = [...new Set([...between].map((index) => newIndex[index]!))];
+  const count = (kind: StubKind) => stubbedKinds.filter((stubbed) => stubbed === kind).length;
   const what = [
-    before === undefined
-      ? undefined
-      : `${requestStart} part${requestStart === 1 ? '' : 's'} before the request`,
-    after === undefined ? undefined : 'the text after it',
+    count('before') > 0
+      ? `${requestStart} part${requestStart === 1 ? '' : 's'} before the request`
+      : undefined,
+    count('between') > 0
+      ? `${count('between')} harness note${count('between') === 1 ? '' : 's'} between requests`
+      : undefined,
+    count('after') > 0 ? 'the text after it' : undefined,
   ].filter((item) => item !== undefined);
   return {
     message: { ...message, content, metadata } as IdentifiedMessage,
     handle,
     what: what.join(' and '),
-    tokens: (before?.tokens ?? 0) + (after?.tokens ?? 0),
+    tokens,
   };
 }
+
+type StubKind = 'before' | 'between' | 'after';
 
 /** A stub's text: what it stands for (`prefix`), the handle of the original message and its size. */
 function stubText(prefix: string, handle: string, tokens: number): string {
@@ -183,6 +215,13 @@ export const demonstrationStubPrefix = '[in-context demonstration archived: ';
 export const expansionStubPrefix = '[expanded command prompt archived: ';
 /** Stub of the parts after a request: what a command expanded to, harness notes (a file an @-mention read). */
 export const afterRequestStubPrefix = '[text after the request archived: ';
+/** Stub of harness notes merged between two requests (aider's output after a request that got no reply). */
+export const betweenRequestsStubPrefix = '[harness output archived: ';
+const stubPrefixOf: Record<StubKind, string> = {
+  before: preambleStubPrefix,
+  between: betweenRequestsStubPrefix,
+  after: afterRequestStubPrefix,
+};
 const stubPrefixes = { demonstration: demonstrationStubPrefix, expansion: expansionStubPrefix };
 
 function textTokens(parts: readonly Part[], context: StrategyContext): number {
