@@ -69,8 +69,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '5a9e0db4a902637d4ef943f10450199e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '418a5d72d85fba256be3301b474107dd',
-    archive: '66d803cf224b7f3732f837604e896594',
+    result: '9ee17fae6e8b2036445b6018093dad98',
+    archive: 'f79a9f4641cc6b1543726cbb19ac26fe',
   },
   'cc-native-json__dmux__eef6c282.json': {
     result: 'da830caf0394030ef41617972338fdef',

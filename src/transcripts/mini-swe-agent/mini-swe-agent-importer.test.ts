@@ -15,6 +15,7 @@ import {
   isUserRequest,
   messageText,
   toolCallsOf,
+  toolOutputText,
   toolResultsOf,
   typedRequest,
 } from '../../messages/content.js';
@@ -143,20 +144,16 @@ describe('miniSweAgentImporter.parse: a submitted 1.x run', () => {
     expect(messages.filter((message) => message.metadata?.harness === true)).toHaveLength(1);
   });
 
-  it('keeps the submission as the final user message; the submit call gets a placeholder result', () => {
-    const last = messages.at(-1)!;
+  it('reads the submission as the result of the submit call that printed it, with no placeholder', () => {
+    const last = messages.at(-1) as ToolMessage;
     expect(last).toMatchObject({
-      role: 'user',
+      role: 'tool',
+      content: [{ toolCallId: 'call_14', output: { type: 'text' } }],
       metadata: { origin: 'mini-swe-agent', record: 15, exit: true },
     });
-    expect(last.content).toMatch(/^diff --git a\/kettle\/brew.py/);
-    const placeholder = messages.at(-2) as ToolMessage;
-    expect(placeholder).toMatchObject({
-      role: 'tool',
-      content: [{ toolCallId: 'call_14', output: { type: 'error-text', value: '[no result recorded]' } }],
-      metadata: { synthetic: true },
-    });
-    expect(context.warnings.map((warning) => warning.record)).toStrictEqual([14]);
+    expect(toolOutputText(toolResultsOf(last)[0]!.output)).toMatch(/^diff --git a\/kettle\/brew.py/);
+    expect(messages.some((message) => message.metadata?.synthetic === true)).toBe(false);
+    expect(context.warnings).toStrictEqual([]);
   });
 
   it('keeps unicode, timestamps and source positions', () => {

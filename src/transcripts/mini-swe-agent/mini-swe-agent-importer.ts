@@ -4,7 +4,7 @@
  * In 1.x (`mini-swe-agent-1`) the assistant writes a THOUGHT and exactly one fenced ```` ```bash ```` block; that
  * block is the action, and the next user message (`<returncode>…</returncode><output>…</output>`, or the timeout
  * notice) is its observation. A reply with zero or several blocks gets a format-error user message instead and
- * stays plain text. The run ends with the submission (the final diff) as a user message. 2.x
+ * stays plain text. The run ends with the submission (the final diff), the submit command's result. 2.x
  * (`mini-swe-agent-1.1`) may use native `tool_calls` with `tool` results and ends with an `exit` message; its
  * text mode fences actions as ```` ```mswea_bash_command ````. The action regex configured in the trajectory wins.
  * The task's standing instructions (`<instructions>` after the PR description) are its second part, marked as
@@ -286,7 +286,9 @@ function parse(text: string, context: ImportContext): ImportResult {
       context.use();
     } else if (role === 'user' || role === 'exit') {
       if (role === 'exit' || isSubmission(record, text, answered)) metadata.exit = true;
-      if (answered !== undefined && metadata.exit !== true) {
+      // A 1.x submission (the final diff) is what the submit command printed: its result, though the harness
+      // logged it without a return code. A 2.x `exit` message, or an empty one, is the harness's, not the command's.
+      if (answered !== undefined && role === 'user' && (metadata.exit !== true || text !== '')) {
         const exitCode = returnCodePattern.exec(text);
         if (exitCode !== null) metadata.exitCode = Number(exitCode[1]);
         addTextResult(
