@@ -152,27 +152,36 @@ function withPartsStubbed(
         : between.has(index)
           ? 'between'
           : undefined;
+  // The runs of parts of one kind, and whether one is still to be stubbed (most messages have none: no hashing).
+  const runs: Array<{ start: number; end: number; kind: StubKind | undefined; stub: boolean }> = [];
+  for (let start = 0; start < parts.length; ) {
+    const kind = kindOf(start);
+    let end = start + 1;
+    if (kind !== undefined) while (end < parts.length && kindOf(end) === kind) end++;
+    runs.push({
+      start,
+      end,
+      kind,
+      stub: kind !== undefined && !isStub(parts.slice(start, end), stubPrefixOf[kind]),
+    });
+    start = end;
+  }
+  if (!runs.some((run) => run.stub)) return undefined;
   const handle = archiveHandle('messages', [message]);
   const content: Part[] = [];
   const newIndex: number[] = [];
   const stubbedKinds: StubKind[] = [];
   let tokens = 0;
-  for (let index = 0; index < parts.length; ) {
-    const kind = kindOf(index);
-    let end = index + 1;
-    if (kind !== undefined) while (end < parts.length && kindOf(end) === kind) end++;
-    const run = parts.slice(index, end);
-    for (let covered = index; covered < end; covered++) newIndex[covered] = content.length;
-    if (kind === undefined || isStub(run, stubPrefixOf[kind])) content.push(...run);
+  for (const { start, end, kind, stub } of runs) {
+    for (let covered = start; covered < end; covered++) newIndex[covered] = content.length;
+    if (!stub || kind === undefined) content.push(...parts.slice(start, end));
     else {
-      const runTokens = textTokens(run, context);
+      const runTokens = textTokens(parts.slice(start, end), context);
       tokens += runTokens;
       stubbedKinds.push(kind);
       content.push({ type: 'text', text: stubText(stubPrefixOf[kind], handle, runTokens) } as Part);
     }
-    index = end;
   }
-  if (stubbedKinds.length === 0) return undefined;
   const metadata = { ...message.metadata };
   if (requestStart > 0) metadata.requestPart = newIndex[requestStart]!;
   if (hasExpansion) metadata.expansionPart = newIndex[expansionPart]!;
