@@ -400,6 +400,26 @@ describe('claudeCodeImporter.parse: compaction and other quirks', () => {
     expect(importFixture('compacted.jsonl').messages[4]!.metadata).toMatchObject({ harness: true });
   });
 
+  it('marks a record holding only injected context (a SessionStart hook, the IDE’s open file) as a harness note', () => {
+    const hook = '<session-start-hook>Git Status:\n## main...origin/main\n?? logs/</session-start-hook>';
+    const ide = {
+      type: 'text',
+      text: '<ide_opened_file>The user opened src/app.ts in the IDE.</ide_opened_file>',
+    };
+    const text = [
+      userLine('u1', hook),
+      userLine('u2', [ide]),
+      userLine('u3', [ide, { type: 'text', text: 'Explain this file.' }]),
+      userLine('u4', `Why does ${hook} show logs/?`),
+    ].join('\n');
+    const { messages } = importText(text);
+    // The prompt beside the IDE's note, and a prompt that quotes the tag, are the user's.
+    expect(messages.map((message) => message.metadata?.harness === true)).toEqual([true, true, false, false]);
+    // Merged before the request, the hook's output is the preamble: the task is what the user typed.
+    const [task] = repairMessages([messages[0]!, messages[3]!], { provider: 'anthropic' }).messages;
+    expect(task!.metadata).toMatchObject({ requestPart: 1 });
+  });
+
   it('reads an @-mention’s Read as a file put into the context: a harness note with contextFiles, not a request', () => {
     const text = [
       userLine('u1', 'Explain @src/retry.ts and make the backoff exponential.'),
