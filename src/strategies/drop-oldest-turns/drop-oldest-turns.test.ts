@@ -43,6 +43,30 @@ const roles = (messages: readonly IdentifiedMessage[]) => messages.map((message)
 const check = { provider: 'any', allowPendingToolCalls: true } as const;
 
 describe('dropOldestTurns', () => {
+  it('keeps the newest step, not a task that would take over half the budget, where a marker needs a neighbour', () => {
+    // No system prompt: a marker cannot open the conversation before the next user message as an assistant
+    // message, so one group of the span stays. The task (not preserved here) is the oldest and too large.
+    const messages = assignIds(
+      createConversationBuilder()
+        .user(`Add this script: ${'print("checking the setup of the machine") '.repeat(60)}`)
+        .assistant(long('answer one'))
+        .tools([{ name: 'bash', input: { command: 'python3 debug.py' }, output: 'Python version: 3.12.5' }])
+        .assistant('The script ran.')
+        .user('Commit and push it.')
+        .assistant('Pushed.')
+        .build(),
+    );
+    const context = strategyContext({ budgetTokens: 240 });
+    const result = dropOldestTurns().apply(messages, context);
+    expect(validateMessages(result.messages, check).issues).toEqual([]);
+    expect(roles(result.messages)).toEqual(['user', 'assistant', 'user', 'assistant']);
+    expect(result.messages[0]!.content).toMatch(/^\[4 earlier messages archived: h-\w+\]$/);
+    expect(result.messages.slice(1)).toEqual(messages.slice(4));
+    // With room for the task (under half the budget), the oldest group stays as before.
+    const roomy = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: 2000 }));
+    expect(roomy.messages[0]).toBe(messages[0]);
+  });
+
   it('drops whole old turns, keeps the first request next to an assistant marker, and stays valid', () => {
     const messages = chat();
     const context = strategyContext({ budgetTokens: 200 });

@@ -35,7 +35,8 @@ const strategyName = 'drop-oldest-turns';
  * origin `stub`), whose handle expands to the whole span; each turn's share of a span is archived too, as a
  * `messages` entry named in its `drop-turn` action. The marker is a user message, or an assistant message
  * where a user message would break the user/assistant alternation Anthropic requires. When neither fits, the
- * span's oldest group is kept (so a user request survives next to its marker) and placement is tried again;
+ * span's oldest group is kept (so a user request survives next to its marker; its newest step instead when the
+ * oldest would take over half the budget and the step a quarter at most) and placement is tried again;
  * as a last resort the marker text is put at the start of the next message (or the end of the previous one)
  * when that message is not preserved. Below an earlier marker or summary, an agent step is not kept for a
  * marker's sake: the marker text goes into a neighbour first. The result is checked with `validateMessages`
@@ -290,6 +291,10 @@ function planSpans(
     // when a neighbour can carry the marker text: keeping steps can leave a feasible budget unmet.
     let role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
     const markerAbove = output.some(isMarker);
+    const groupTokens = (group: Group) =>
+      messages
+        .slice(group.start, group.end)
+        .reduce((sum, message) => sum + context.accountant.countMessage(message), 0);
     while (role === undefined && spanStart < spanEnd - 1) {
       const oldest = messages[groups[spanStart]!.start]!;
       if (
@@ -298,6 +303,22 @@ function planSpans(
         neighbourTakesMarker(output, messages, groups[spanEnd], context)
       )
         break;
+      // Where the oldest group would take over half the budget (a long task the budget no longer preserves),
+      // keeping the span's newest step instead (an assistant message and its results, a quarter of the budget at
+      // most) lets a user marker open the span.
+      const newest = groups[spanEnd - 1]!;
+      const newestRole = markerRole(output.at(-1), messages[newest.start]);
+      if (
+        messages[newest.start]!.role === 'assistant' &&
+        newestRole !== undefined &&
+        groupTokens(groups[spanStart]!) > context.budgetTokens / 2 &&
+        groupTokens(newest) <= context.budgetTokens / 4
+      ) {
+        dropped.delete(spanEnd - 1);
+        spanEnd--;
+        role = newestRole;
+        break;
+      }
       dropped.delete(spanStart);
       pushGroup(output, messages, groups[spanStart]!, pendingFolds);
       spanStart++;
