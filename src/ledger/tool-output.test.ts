@@ -78,9 +78,7 @@ describe('errorLinesOf', () => {
       "Module not found: Can't resolve './styles.css'",
     ]);
   });
-});
 
-describe('errorLinesOf: inner exceptions', () => {
   it("in strong mode takes Python's OSError form wherever it stands on the line, not a mention of errno", () => {
     const aider =
       "D:\\web\\week.tsx: unable to read: [Errno 2] No such file or directory: 'D:\\\\web\\\\week.tsx'";
@@ -92,7 +90,9 @@ describe('errorLinesOf: inner exceptions', () => {
     ).toHaveLength(1);
     expect(errorLinesOf('check [Errno 2] handling and errno values', { strongOnly: true })).toEqual([]);
   });
+});
 
+describe('errorLinesOf: inner exceptions', () => {
   it('in strong mode takes the cause a .NET or Java trace nests under the outer exception, with its HRESULT', () => {
     const dotnet = [
       'System.TimeoutException: A timeout occurred after 30000ms selecting a server.',

@@ -92,8 +92,8 @@ interface Stubbed {
 }
 
 /**
- * The message with its preamble, its expansion (when not preserved) or itself as a demonstration or an
- * expansion replaced by a stub; undefined when it has none of these.
+ * The message with its preamble, its harness notes (between requests, or after the request), its expansion (when
+ * not preserved) or itself as a demonstration or an expansion replaced by a stub; undefined when it has none.
  */
 function withStub(message: IdentifiedMessage, context: StrategyContext): Stubbed | undefined {
   if (message.role === 'user' && Array.isArray(message.content)) {
