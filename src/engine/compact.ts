@@ -46,8 +46,8 @@ export interface CompactOptions {
   /**
    * Keep the first user message (the task) byte-identical. What a framework put in front of its request (an
    * in-context example, harness notes: `metadata.requestPart`) may still be archived behind a stub, and so may
-   * harness notes merged after it or between two of its requests (`metadata.harnessAfterRequest`,
-   * `metadata.harnessParts`: aider's output, an @-mention's file).
+   * harness notes merged after it or between two of its requests (`metadata.harnessParts`: aider's output, an
+   * @-mention's file).
    * @default true
    */
   preserveFirstUserMessage?: boolean;

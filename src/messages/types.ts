@@ -128,21 +128,17 @@ export interface MessageMetadata {
    * Where an expansion (see `expansion`) starts among the parts, when a repair merged it after its request (and
    * so where what the user typed ends: harness notes merged after the request, an @-mention's file read or
    * aider's output, start one too).
-   * While the message is preserved, nothing changes (unless `harnessAfterRequest`); when it is not (the budget
+   * While the message is preserved, nothing changes (unless they are all `harnessParts`); when it is not (the budget
    * gave up the task), the parts from here on may be archived behind a stub before the words the user typed are
    * touched (`stub-demonstrations`).
    */
   expansionPart?: number;
   /**
-   * The parts from `expansionPart` on are harness notes only (aider's output after the request, the file an
-   * @-mention read), no expansion: not an instruction, so they may be archived behind a stub even while the
-   * message is preserved, as the parts before the request may.
-   */
-  harnessAfterRequest?: boolean;
-  /**
-   * Parts between the request's start and its expansion (or end) that a repair merged from harness notes: what
-   * aider printed between a request that got no reply and the next one (its output, a restart's banner). Not
-   * what the user typed: they may be archived behind a stub even while the message is preserved.
+   * Parts from the request's start on that a repair merged from harness notes: what aider printed between a
+   * request that got no reply and the next one (its output, a restart's banner), or after the request (its
+   * output, the file an @-mention read). Not what the user typed and not an instruction: they may be archived
+   * behind a stub even while the message is preserved, as the parts before the request may. When they cover
+   * every part from `expansionPart` on, the request is followed by harness notes only, no expansion.
    */
   harnessParts?: number[];
   /** Free-form data of importers and integrations (timestamps, source record ids). */

@@ -423,7 +423,7 @@ describe('repairMessages', () => {
     expect(merged!.content).toHaveLength(3);
     expect(merged!.metadata).toEqual({
       expansionPart: 1,
-      harnessAfterRequest: true,
+      harnessParts: [1, 2],
       contextFiles: ['src/a.ts', 'src/b.ts'],
     });
     expect(typedRequest(merged!).content).toEqual([{ type: 'text', text: request.content }]);

@@ -626,10 +626,10 @@ function partsBeforeExpansion(run: readonly Message[]): number | undefined {
 }
 
 /**
- * The parts of the merged `run` that harness notes between its request's start (`requestPart`) and its
- * expansion (`expansionPart`, or the end) brought in, with those a message of the run had marked already.
+ * The parts of the merged `run` from its request's start (`requestPart`) on that harness notes brought in
+ * (between two requests, or after the request), with those a message of the run had marked already.
  */
-function harnessPartsOf(run: readonly Message[], requestPart: number, expansionPart: number): number[] {
+function harnessPartsOf(run: readonly Message[], requestPart: number): number[] {
   const indices: number[] = [];
   let offset = 0;
   for (const message of run) {
@@ -641,7 +641,7 @@ function harnessPartsOf(run: readonly Message[], requestPart: number, expansionP
       for (const index of own) if (typeof index === 'number') indices.push(offset + index);
     offset += count;
   }
-  return indices.filter((index) => index >= requestPart && index < expansionPart);
+  return indices.filter((index) => index >= requestPart);
 }
 
 /** Where the expansions and harness notes that close `run` start (`run.length` when none does). */
@@ -649,16 +649,6 @@ function closingStart(run: readonly Message[]): number {
   let start = run.length;
   while (start > 0 && (isExpansion(run[start - 1]!) || isHarnessNote(run[start - 1]!))) start--;
   return start;
-}
-
-/**
- * Whether what follows the request in `run` is harness notes only: closing messages that are all harness notes,
- * or the last message's own expansion parts marked so.
- */
-function harnessAfterRequest(run: readonly Message[]): boolean {
-  const start = closingStart(run);
-  if (start < run.length) return run.slice(start).every((message) => !isExpansion(message));
-  return run.at(-1)!.metadata?.harnessAfterRequest === true;
 }
 
 function partCount(message: Message): number {
@@ -706,15 +696,10 @@ function mergeMessages(run: readonly Message[]): Message {
     if (requestPart > 0 && requestPart < content.length) merged.metadata.requestPart = requestPart;
     else delete merged.metadata.requestPart;
     const expansionPart = partsBeforeExpansion(run);
-    if (expansionPart !== undefined && expansionPart > requestPart && expansionPart < content.length) {
+    if (expansionPart !== undefined && expansionPart > requestPart && expansionPart < content.length)
       merged.metadata.expansionPart = expansionPart;
-      if (harnessAfterRequest(run)) merged.metadata.harnessAfterRequest = true;
-      else delete merged.metadata.harnessAfterRequest;
-    } else {
-      delete merged.metadata.expansionPart;
-      delete merged.metadata.harnessAfterRequest;
-    }
-    const harnessParts = harnessPartsOf(run, requestPart, merged.metadata.expansionPart ?? content.length);
+    else delete merged.metadata.expansionPart;
+    const harnessParts = harnessPartsOf(run, requestPart);
     if (harnessParts.length > 0 && !run.every(isHarnessNote)) merged.metadata.harnessParts = harnessParts;
     else delete merged.metadata.harnessParts;
   }

@@ -260,7 +260,7 @@ describe('stubDemonstrations', () => {
     expect((after as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
     expect(result.messages[0]!.metadata).toMatchObject({ expansionPart: 1, contextFiles: ['src/retry.ts'] });
     // Preserved (the task kept whole), the read goes too: a harness note, not an instruction, like a preamble.
-    expect(messages[0]!.metadata).toMatchObject({ harnessAfterRequest: true });
+    expect(messages[0]!.metadata).toMatchObject({ harnessParts: [1] });
     const preserved = stubDemonstrations().apply(
       messages,
       strategyContext({ preservedIds: new Set([messages[0]!.id]) }),
@@ -287,8 +287,23 @@ describe('stubDemonstrations', () => {
     expect(stubbed[0]).toEqual({ type: 'text', text: typed });
     expect((stubbed[1] as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
     const expansion = merge({ role: 'user', content: example, metadata: { expansion: true } });
-    expect(expansion[0]!.metadata).not.toHaveProperty('harnessAfterRequest');
+    expect(expansion[0]!.metadata).not.toHaveProperty('harnessParts');
     expect(stubDemonstrations().apply(expansion, preserved(expansion)).actions).toEqual([]);
+    // Output and an expansion after the request: not harness notes alone, so they stay while preserved.
+    const mixed = assignIds(
+      repairMessages(
+        [
+          { role: 'user', content: typed },
+          { role: 'user', content: output, metadata: { harness: true, aiderOutput: true } },
+          { role: 'user', content: example, metadata: { expansion: true } },
+          { role: 'assistant', content: 'Looking.' },
+        ],
+        { provider: 'anthropic' },
+      ).messages,
+    );
+    expect(mixed[0]!.metadata).toMatchObject({ expansionPart: 1, harnessParts: [1] });
+    expect(stubDemonstrations().apply(mixed, preserved(mixed)).actions).toEqual([]);
+    expect(stubDemonstrations().apply(mixed, strategyContext()).actions).toHaveLength(1);
   });
 
   it('archives harness output merged between two requests of a preserved message, keeping both requests', () => {

@@ -19,7 +19,7 @@ const strategyName = 'stub-demonstrations';
  *   `metadata.expansionPart` on (that prompt, harness notes such as a file an @-mention read), only when its
  *   message is not preserved: an expansion instructs the agent, so it goes only where the budget has already
  *   given up keeping the task whole, before the words the user typed. Harness notes alone after the request
- *   (`metadata.harnessAfterRequest`: aider's output, an @-mention's file) instruct nothing and go like a
+ *   (all `metadata.harnessParts`: aider's output, an @-mention's file) instruct nothing and go like a
  *   preamble, preserved or not;
  * - harness notes a repair merged between two requests (`metadata.harnessParts`: what aider printed after a
  *   request that got no reply), each run behind one stub, preserved or not.
@@ -129,19 +129,21 @@ function withPartsStubbed(
   const requestStart = typeof requestPart === 'number' && requestPart > 0 ? requestPart : 0;
   const hasExpansion =
     typeof expansionPart === 'number' && expansionPart > requestStart && expansionPart < parts.length;
+  const harness = new Set(
+    (Array.isArray(harnessParts) ? harnessParts : []).filter(
+      (index): index is number => typeof index === 'number' && index > requestStart && index < parts.length,
+    ),
+  );
   // An expansion is an instruction: it goes only once the budget has given up preserving the message. Harness
   // notes alone after the request (aider's output, an @-mention's file) are not, and go like a preamble.
   const expansionStubbed =
-    hasExpansion && (!context.preservedIds.has(message.id) || message.metadata?.harnessAfterRequest === true);
+    hasExpansion &&
+    (!context.preservedIds.has(message.id) ||
+      parts.every((_, index) => index < expansionPart || harness.has(index)));
   const requestEnd = expansionStubbed ? expansionPart : parts.length;
   if (requestStart >= parts.length) return undefined;
   const between = new Set(
-    (Array.isArray(harnessParts) ? harnessParts : []).filter(
-      (index): index is number =>
-        typeof index === 'number' &&
-        index > requestStart &&
-        index < (hasExpansion ? expansionPart : parts.length),
-    ),
+    [...harness].filter((index) => index < (hasExpansion ? expansionPart : parts.length)),
   );
   // Where each part goes: a stub of its kind, or kept. Runs of one kind become one stub.
   const kindOf = (index: number): StubKind | undefined =>
@@ -185,7 +187,7 @@ function withPartsStubbed(
   const metadata = { ...message.metadata };
   if (requestStart > 0) metadata.requestPart = newIndex[requestStart]!;
   if (hasExpansion) metadata.expansionPart = newIndex[expansionPart]!;
-  if (between.size > 0) metadata.harnessParts = [...new Set([...between].map((index) => newIndex[index]!))];
+  if (harness.size > 0) metadata.harnessParts = [...new Set([...harness].map((index) => newIndex[index]!))];
   const count = (kind: StubKind) => stubbedKinds.filter((stubbed) => stubbed === kind).length;
   const what = [
     count('before') > 0
