@@ -376,12 +376,18 @@ describe('claudeCodeImporter.parse: compaction and other quirks', () => {
       userLine('u4', 'Fix the flaky upload test.'),
       userLine('u5', '<command-name>/fix-issue</command-name>\n<command-args>365</command-args>'),
       userLine('u6', 'Expand this skill prompt: review the diff.', { isMeta: true }),
+      userLine('u7', [
+        { type: 'text', text: '<local-command-stdout>2 files changed</local-command-stdout>' },
+        { type: 'text', text: 'Commit them.' },
+      ]),
     ].join('\n');
     const { messages } = importText(text);
+    // A record with the user's words beside a command's output is the user's, wherever the output stands.
     expect(messages.map((message) => message.metadata?.harness === true)).toEqual([
       true,
       true,
       true,
+      false,
       false,
       false,
       false,
@@ -394,9 +400,10 @@ describe('claudeCodeImporter.parse: compaction and other quirks', () => {
       false,
       false,
       true,
+      false,
     ]);
     // The local command output of the fixture, from a system record, is one too.
-    expect(messages.length).toBe(6);
+    expect(messages.length).toBe(7);
     expect(importFixture('compacted.jsonl').messages[4]!.metadata).toMatchObject({ harness: true });
   });
 

@@ -664,8 +664,7 @@ function userMetadata(
     // What an @-mention made Claude Code read into the context: its file, not the user's words.
     metadata.harness = true;
     if (contextFile.path !== undefined) metadata.contextFiles = [contextFile.path];
-  } else if (writtenByHarness(text, command, value.isMeta === true) || isHookContextOnly(content))
-    metadata.harness = true;
+  } else if (writtenByHarness(content, text, command, value.isMeta === true)) metadata.harness = true;
   // Any other prompt Claude Code writes unseen (a custom command's or a skill's) is the request's expansion.
   else if (value.isMeta === true) metadata.expansion = true;
   return metadata;
@@ -745,10 +744,11 @@ const localCommandOutput = /^\s*(?:<local-command-(stdout|stderr)>[\s\S]*?<\/loc
  */
 const hookContext = /^\s*(?:<(session-start-hook|ide_opened_file|ide_selection)>[\s\S]*?<\/\1>\s*)+$/;
 
-/** Whether a user record holds nothing but injected context (`hookContext`) in its texts. */
-function isHookContextOnly(content: string | readonly UserContentPart[]): boolean {
-  if (typeof content === 'string') return hookContext.test(content);
-  return content.length > 0 && content.every((part) => part.type === 'text' && hookContext.test(part.text));
+/** Whether a user record holds nothing but a local command's output or injected context in its texts. */
+function isInjectedOnly(content: string | readonly UserContentPart[]): boolean {
+  const injected = (text: string) => localCommandOutput.test(text) || hookContext.test(text);
+  if (typeof content === 'string') return injected(content);
+  return content.length > 0 && content.every((part) => part.type === 'text' && injected(part.text));
 }
 
 /** Whether a user record is only Claude Code's interruption marker (`[Request interrupted by user…]`). */
@@ -764,13 +764,20 @@ function isInterruptionOnly(content: string | readonly UserContentPart[]): boole
 
 /**
  * What Claude Code writes in the user's place: the caveat before local commands, a local command's output, a
- * built-in command such as `/clear`. The first user request of a session often comes after all three.
+ * built-in command such as `/clear`, injected context alone in a record. The first user request of a session
+ * often comes after them. `text` is the record's first text, where the caveat and a command's name stand; the
+ * output and the context are the harness's only when they are all the record holds.
  */
-function writtenByHarness(text: string | undefined, command: string | undefined, meta: boolean): boolean {
+function writtenByHarness(
+  content: string | readonly UserContentPart[],
+  text: string | undefined,
+  command: string | undefined,
+  meta: boolean,
+): boolean {
+  if (isInjectedOnly(content)) return true;
   if (text === undefined) return false;
   if (meta && text.includes(localCommandCaveat)) return true;
-  if (command !== undefined) return harnessCommands.has(command);
-  return localCommandOutput.test(text);
+  return command !== undefined && harnessCommands.has(command);
 }
 
 /** `/name` of a slash command record (`<command-name>/name</command-name>`), found without a regex scan. */
