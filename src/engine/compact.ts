@@ -279,9 +279,9 @@ function* compactOnce(
   const conversation = parseConversation(Array.isArray(input) ? [...input] : input);
 
   const count = (messages: readonly Message[]) =>
-    accountant.countConversation({ ...conversation, messages: [...messages] }).totalTokens;
+    accountant.countTotal({ ...conversation, messages: [...messages] });
   // Strategies count messages only; tool schemas are a fixed cost taken off their budget.
-  const fixedTokens = count([]) - accountant.countConversation([]).totalTokens;
+  const fixedTokens = count([]) - accountant.countTotal([]);
   const tokensBefore = count(conversation.messages);
 
   const repairs: Repair[] = [];

@@ -385,8 +385,7 @@ export function createContextManager(options: ContextManagerOptions): ContextMan
   let toolSchemaTokens = 0;
   // The reply primer: a per-request constant the accountant adds to every non-empty conversation.
   const probe: Message = { role: 'user', content: '' };
-  const replyPrimingTokens =
-    accountant.countConversation([probe]).totalTokens - accountant.countMessage(probe);
+  const replyPrimingTokens = accountant.countTotal([probe]) - accountant.countMessage(probe);
 
   let list: IdentifiedMessage[] = [];
   let messageTokens = 0;

@@ -131,7 +131,7 @@ function countIn(
   messages: readonly Message[],
   accountant: TokenAccountant,
 ): number {
-  return accountant.countConversation({ ...conversation, messages: [...messages] }).totalTokens;
+  return accountant.countTotal({ ...conversation, messages: [...messages] });
 }
 
 /**

@@ -49,7 +49,7 @@ interface Selection {
 
 /** Tokens of a candidate output as sent: messages, framing, tool schemas and reply priming. */
 function measure(conversation: Conversation, messages: readonly Message[], accountant: TokenAccountant) {
-  return accountant.countConversation({ ...conversation, messages: [...messages] }).totalTokens;
+  return accountant.countTotal({ ...conversation, messages: [...messages] });
 }
 
 /**

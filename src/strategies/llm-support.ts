@@ -238,8 +238,7 @@ export interface SummarizerRun {
 /** Tokens the summarizer reads for a prompt, as the accountant counts them (the JSON instruction included). */
 export function promptTokens(run: SummarizerRun, prompt: SummarizerPrompt): number {
   const system = `${prompt.system}\n\n${jsonOutputInstruction(prompt.jsonSchema)}`;
-  return run.context.accountant.countConversation([{ role: 'system', content: system }, ...prompt.messages])
-    .totalTokens;
+  return run.context.accountant.countTotal([{ role: 'system', content: system }, ...prompt.messages]);
 }
 
 /** The window less a margin for the summarizer's own tokenizer counting a little differently. */

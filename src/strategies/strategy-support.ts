@@ -161,7 +161,7 @@ export interface RunningTotal {
 }
 
 export function createRunningTotal(messages: readonly Message[], context: StrategyContext): RunningTotal {
-  let totalTokens = context.accountant.countConversation(messages).totalTokens;
+  let totalTokens = context.accountant.countTotal(messages);
   const count = (message: Message | undefined) =>
     message === undefined ? 0 : context.accountant.countMessage(message);
   return {

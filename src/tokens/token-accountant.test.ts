@@ -334,11 +334,17 @@ describe('createTokenAccountant: conversations', () => {
     const bareCount = createTokenAccountant().countConversation(conversation.messages);
     expect(bareCount.toolSchemaTokens).toBe(0);
     expect(bareCount.totalTokens).toBe(count.totalTokens - count.toolSchemaTokens);
+    // The total alone, without the breakdown, for either input, Anthropic framing too.
+    expect(createTokenAccountant().countTotal(conversation)).toBe(count.totalTokens);
+    expect(createTokenAccountant().countTotal(conversation.messages)).toBe(bareCount.totalTokens);
+    const anthropic = createTokenAccountant({ provider: 'anthropic' });
+    expect(anthropic.countTotal(conversation)).toBe(anthropic.countConversation(conversation).totalTokens);
   });
 
   it('counts an empty conversation as nothing', () => {
     const count = createTokenAccountant().countConversation([]);
     expect(count.totalTokens).toBe(0);
+    expect(createTokenAccountant().countTotal({ messages: [], tools: [] })).toBe(0);
     expect(count.messages).toEqual([]);
   });
 });
@@ -518,8 +524,14 @@ describe('createTokenAccountant: errors', () => {
       }
       expect(thrown).toBeInstanceOf(InvalidMessageError);
       expect(thrown).toMatchObject({ index: 1, path });
+      expect(() => accountant.countTotal([{ role: 'user', content: 'fine' }, message as Message])).toThrow(
+        expect.objectContaining({ index: 1, path }),
+      );
     }
     expect(() => accountant.countConversation({} as Conversation)).toThrow(InvalidMessageError);
+    expect(() => accountant.countTotal({} as Conversation)).toThrow(InvalidMessageError);
+    const badTools = { messages: [], tools: 'none' } as unknown as Conversation;
+    expect(() => accountant.countTotal(badTools)).toThrow(expect.objectContaining({ path: 'tools' }));
   });
 
   it('rejects nonsense options', () => {

@@ -118,6 +118,11 @@ export interface TokenAccountant {
   /** Tokens of tool definitions as sent with a request, per-request overhead included; 0 for none. */
   countTools(tools: readonly ToolDefinition[]): number;
   countConversation(input: Conversation | readonly Message[]): ConversationTokenCount;
+  /**
+   * `countConversation(input).totalTokens` without the breakdown: what a compaction loop asks after each step,
+   * so no per-message entries are built.
+   */
+  countTotal(input: Conversation | readonly Message[]): number;
   stats(): TokenCacheStats;
   clearCache(): void;
 }
@@ -261,8 +266,18 @@ function toolKey(tool: ToolDefinition): string | undefined {
   }
 }
 
-function isMessageArray(input: Conversation | readonly Message[]): input is readonly Message[] {
-  return Array.isArray(input);
+/** The messages and tool definitions of what `countConversation` takes, checked. */
+function conversationParts(input: Conversation | readonly Message[]): {
+  messages: readonly Message[];
+  tools: readonly ToolDefinition[];
+} {
+  if (Array.isArray(input)) return { messages: input, tools: [] };
+  const conversation = input as Conversation;
+  if (typeof conversation !== 'object' || conversation === null || !Array.isArray(conversation.messages))
+    throw new InvalidMessageError('expected a message array or a conversation with "messages"');
+  if (conversation.tools !== undefined && !Array.isArray(conversation.tools))
+    throw new InvalidMessageError('expected an array', { path: 'tools' });
+  return { messages: conversation.messages, tools: conversation.tools ?? [] };
 }
 
 function nullPrototypeRecord<Value>(): Record<string, Value> {
@@ -627,20 +642,7 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
       return toolsTokens(tools, ratio());
     },
     countConversation(input) {
-      let messages: readonly Message[];
-      let tools: readonly ToolDefinition[] = [];
-      if (isMessageArray(input)) messages = input;
-      else if (typeof input === 'object' && input !== null && Array.isArray(input.messages)) {
-        messages = input.messages;
-        if (input.tools !== undefined) {
-          if (!Array.isArray(input.tools))
-            throw new InvalidMessageError('expected an array', { path: 'tools' });
-          tools = input.tools;
-        }
-      } else {
-        throw new InvalidMessageError('expected a message array or a conversation with "messages"');
-      }
-
+      const { messages, tools } = conversationParts(input);
       const currentRatio = ratio();
       const byRole: Record<Role, number> = { system: 0, user: 0, assistant: 0, tool: 0 };
       const byTool = nullPrototypeRecord<ToolTokenCount>();
@@ -688,6 +690,14 @@ export function createTokenAccountant(options: TokenAccountantOptions = {}): Tok
         byRole,
         byTool,
       };
+    },
+    countTotal(input) {
+      const { messages, tools } = conversationParts(input);
+      const currentRatio = ratio();
+      let total = toolsTokens(tools, currentRatio) + (messages.length > 0 ? framing.replyPrimingTokens : 0);
+      for (let index = 0; index < messages.length; index++)
+        total += measure(messageTally(messages[index]!, index), currentRatio).totalTokens;
+      return total;
     },
     stats() {
       return { hits, misses, entries: hashCache.size };

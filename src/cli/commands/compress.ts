@@ -77,7 +77,7 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   const loaded = await readInput(file, values, io);
   const provider = to === 'openai' || to === 'anthropic' ? to : 'any';
   const accountant = createTokenAccountant(provider === 'any' ? {} : { provider });
-  const tokensBefore = accountant.countConversation(loaded.conversation).totalTokens;
+  const tokensBefore = accountant.countTotal(loaded.conversation);
   const budgetTokens = parseBudget(values.budget, tokensBefore);
 
   const storePath = values['no-store'] === true ? undefined : resolve(values.store ?? defaultStorePath);

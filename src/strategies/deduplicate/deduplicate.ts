@@ -98,7 +98,7 @@ function applyDeduplicate(
     .sort((left, right) => right.tokens - left.tokens || left.index - right.index);
   if (stubs.length === 0) return unchanged;
 
-  let total = context.accountant.countConversation(messages).totalTokens;
+  let total = context.accountant.countTotal(messages);
   const output = [...messages];
   const actions: StrategyAction[] = [];
   for (const stub of stubs) {

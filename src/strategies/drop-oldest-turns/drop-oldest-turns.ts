@@ -99,7 +99,7 @@ export function createDropPlanner(
 ): DropPlanner {
   checkStrategyInput(messages);
   const { accountant } = context;
-  const initialTokens = accountant.countConversation(messages).totalTokens;
+  const initialTokens = accountant.countTotal(messages);
   let prepared: ReturnType<typeof prepare> | undefined;
   const tried = new Map<string, TriedPlan>();
   let inputValid: boolean | undefined;
@@ -112,7 +112,7 @@ export function createDropPlanner(
       known = {
         plan,
         dropped: [...dropped],
-        tokens: accountant.countConversation(plan.messages).totalTokens,
+        tokens: accountant.countTotal(plan.messages),
       };
       tried.set(key, known);
     }

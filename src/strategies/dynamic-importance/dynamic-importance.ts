@@ -150,7 +150,7 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
       name: strategyName,
       apply(messages, context) {
         checkStrategyInput(messages);
-        if (context.accountant.countConversation(messages).totalTokens <= context.budgetTokens)
+        if (context.accountant.countTotal(messages) <= context.budgetTokens)
           return { messages: [...messages], actions: [], warnings: [] };
         const pass = (input: readonly IdentifiedMessage[]): StrategyResult => {
           const goalText = settings.goal ?? importanceGoal(input);
@@ -162,8 +162,7 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
         // can find more to do: repeat to a fixed point (bounded), which keeps the strategy idempotent.
         let result = pass(messages);
         for (let round = 1; round < maxFixedPointPasses && result.actions.length > 0; round++) {
-          if (context.accountant.countConversation(result.messages).totalTokens <= context.budgetTokens)
-            break;
+          if (context.accountant.countTotal(result.messages) <= context.budgetTokens) break;
           const next = pass(result.messages);
           if (next.actions.length === 0) break;
           result = {
@@ -184,7 +183,7 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
     async: true,
     async apply(messages, context: AsyncStrategyContext) {
       checkStrategyInput(messages);
-      if (context.accountant.countConversation(messages).totalTokens <= context.budgetTokens)
+      if (context.accountant.countTotal(messages) <= context.budgetTokens)
         return { messages: [...messages], actions: [], warnings: [] };
       const goalText = settings.goal ?? importanceGoal(messages);
       const candidates = importanceCandidates(messages, context.preservedIds);
@@ -294,7 +293,7 @@ function applyLevels(
     return variants.get(key) ?? undefined;
   };
 
-  let estimate = accountant.countConversation(messages).totalTokens;
+  let estimate = accountant.countTotal(messages);
   let plan = buildOutput(messages, groups, state, blocked, variant, scoreAt, features, context);
   for (const step of steps) {
     if (plan.tokens <= budgetTokens) break;
@@ -633,7 +632,7 @@ function buildOutput(
   }
   return {
     messages: output,
-    tokens: accountant.countConversation(output).totalTokens,
+    tokens: accountant.countTotal(output),
     actions,
     archiveEntries,
   };

@@ -72,7 +72,7 @@ export function extractiveProse(options: ExtractiveProseOptions = {}): Strategy 
           left.partIndex - right.partIndex,
       );
 
-      let total = context.accountant.countConversation(messages).totalTokens;
+      let total = context.accountant.countTotal(messages);
       for (const candidate of candidates) {
         if (total <= context.budgetTokens) break;
         const message = messages[candidate.messageIndex]!;

@@ -74,7 +74,7 @@ export function foldIntoSummary(
     apply(messages, context) {
       checkStrategyInput(messages);
       const { accountant, budgetTokens } = context;
-      if (accountant.countConversation(messages).totalTokens <= budgetTokens)
+      if (accountant.countTotal(messages) <= budgetTokens)
         return { messages: [...messages], actions: [], warnings: [] };
       const summaryCap = Math.floor(budgetTokens * maxSummaryShare);
       const task = messages.find(isOriginalRequest);
@@ -282,7 +282,7 @@ function foldOnce(
   const place = (summaryMessage: IdentifiedMessage) =>
     output.map((message) => (message === target ? summaryMessage : message));
   // Room left for the summary once everything else is counted; shrunk until the whole fits (or only the header is left).
-  const rest = accountant.countConversation(place(build(''))).totalTokens;
+  const rest = accountant.countTotal(place(build('')));
   const room = Math.max(0, budgetTokens - rest);
   // How much room the record wants, up to the cap: a round that gets less (and may drop more) is followed by
   // one that drops more, so it needs no renderer, only to know that the record wants more than the room (it
@@ -312,7 +312,7 @@ function foldOnce(
   let summaryMessage = build(render(maxTokens));
   let final = place(summaryMessage);
   for (let attempt = 0; attempt < 6; attempt++) {
-    const over = accountant.countConversation(final).totalTokens - budgetTokens;
+    const over = accountant.countTotal(final) - budgetTokens;
     if (over <= 0 || maxTokens <= 1) break;
     maxTokens = Math.max(1, maxTokens - over - 4);
     summaryMessage = build(render(maxTokens));
@@ -331,7 +331,7 @@ function foldOnce(
     result: { messages: final, actions: [...dropped.actions, action], warnings: dropped.warnings },
     wanted,
     room,
-    over: accountant.countConversation(final).totalTokens - budgetTokens,
+    over: accountant.countTotal(final) - budgetTokens,
     summaryTokens,
   };
 }

@@ -113,7 +113,7 @@ export function llmAnchored(options: LlmAnchoredOptions): AsyncStrategy {
     async apply(messages, context) {
       checkStrategyInput(messages);
       const { accountant, budgetTokens } = context;
-      if (accountant.countConversation(messages).totalTokens <= budgetTokens)
+      if (accountant.countTotal(messages) <= budgetTokens)
         return { messages: [...messages], actions: [], warnings: [] };
       // The deterministic fold, for real: its span, record and archive entries are the LLM path's too.
       const spans = new Map<string, IdentifiedMessage[]>();
@@ -144,7 +144,7 @@ export function llmAnchored(options: LlmAnchoredOptions): AsyncStrategy {
       };
       // Over budget even after the fold, the engine relaxes preservation and folds again, or gives up: prose
       // for a span that will not be committed is not worth a call.
-      if (accountant.countConversation(result.messages).totalTokens > budgetTokens)
+      if (accountant.countTotal(result.messages) > budgetTokens)
         return warn('the fold does not reach the budget here, so the LLM was not asked');
 
       const key = hashText(idsKey(span));
@@ -263,7 +263,7 @@ function renderWithin(input: SummaryTextInput, merged: AnchoredSummary): string 
     messages.map((message, index) =>
       index === summaryIndex ? ({ ...target, content } as IdentifiedMessage) : message,
     );
-  const rest = accountant.countConversation(withText('')).totalTokens;
+  const rest = accountant.countTotal(withText(''));
   let maxTokens = Math.max(1, Math.min(summaryCap, budgetTokens - rest));
   const render = () =>
     renderAnchoredSummary(merged, {
@@ -272,12 +272,12 @@ function renderWithin(input: SummaryTextInput, merged: AnchoredSummary): string 
     });
   let text = render();
   for (let attempt = 0; attempt < 6; attempt++) {
-    const over = accountant.countConversation(withText(text)).totalTokens - budgetTokens;
+    const over = accountant.countTotal(withText(text)) - budgetTokens;
     if (over <= 0 || maxTokens <= 1) break;
     maxTokens = Math.max(1, maxTokens - over - 4);
     text = render();
   }
-  const fits = accountant.countConversation(withText(text)).totalTokens <= budgetTokens;
+  const fits = accountant.countTotal(withText(text)) <= budgetTokens;
   const hidden = ledgerLines(merged).some((line) => deterministicText.includes(line) && !text.includes(line));
   return fits && !hidden ? text : undefined;
 }

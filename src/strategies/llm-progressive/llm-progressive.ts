@@ -58,7 +58,7 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
       const warnings: StrategyWarning[] = [];
       const done = (): StrategyResult => ({ messages, actions, warnings });
       for (let step = 0; step < maxSteps; step++) {
-        if (accountant.countConversation(messages).totalTokens <= budgetTokens) return done();
+        if (accountant.countTotal(messages) <= budgetTokens) return done();
         const run = summarizableRuns(messages, context, settings.preserveRecentMessages)[0];
         if (run === undefined) return done();
         const block = oldestBlock(messages, run, blockTokens, (message) => accountant.countMessage(message));
@@ -100,7 +100,7 @@ export function llmProgressive(options: LlmProgressiveOptions): AsyncStrategy {
           return done();
         }
       }
-      if (accountant.countConversation(messages).totalTokens > budgetTokens)
+      if (accountant.countTotal(messages) > budgetTokens)
         warnings.push(
           strategyWarning(
             strategyName,

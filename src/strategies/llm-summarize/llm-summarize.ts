@@ -49,16 +49,13 @@ export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
         actions: [],
         warnings: warning === undefined ? [] : [strategyWarning(strategyName, warning)],
       });
-      if (context.accountant.countConversation(messages).totalTokens <= context.budgetTokens)
-        return unchanged();
+      if (context.accountant.countTotal(messages) <= context.budgetTokens) return unchanged();
       const runs = summarizableRuns(messages, context, settings.preserveRecentMessages);
       // The run holding the most tokens (the first of equals): one summary should free as much as it can.
       let best: (typeof runs)[number] | undefined;
       let bestTokens = -1;
       for (const run of runs) {
-        const tokens = context.accountant.countConversation(
-          messages.slice(run[0]!.start, run.at(-1)!.end),
-        ).totalTokens;
+        const tokens = context.accountant.countTotal(messages.slice(run[0]!.start, run.at(-1)!.end));
         if (tokens > bestTokens) {
           best = run;
           bestTokens = tokens;
@@ -89,7 +86,7 @@ export function llmSummarize(options: LlmSummarizeOptions): AsyncStrategy {
     span: PlacedSpan,
   ): Promise<StrategyResult> {
     const result = await summarizeSpan({ strategy: strategyName, settings, context, messages, span });
-    const tokensAfter = context.accountant.countConversation(result.messages).totalTokens;
+    const tokensAfter = context.accountant.countTotal(result.messages);
     // Loop guard: one summary per apply; what is still over budget is the next strategy's.
     if (tokensAfter > context.budgetTokens)
       result.warnings.push(

@@ -79,7 +79,7 @@ function applyPruneCodeBodies(
       left.messageIndex - right.messageIndex ||
       left.partIndex - right.partIndex,
   );
-  let total = context.accountant.countConversation(messages).totalTokens;
+  let total = context.accountant.countTotal(messages);
   const output = [...messages];
   const actions: StrategyAction[] = [];
   for (const candidate of candidates) {
