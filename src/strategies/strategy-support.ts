@@ -123,14 +123,39 @@ type Side = 'start' | 'user' | 'assistant' | 'tool';
  * and with a user message first after the system prompt. Undefined when neither fits.
  */
 export function markerRole(
-  previous: Message | undefined,
-  next: Message | undefined,
+  previous: Pick<Message, 'role'> | undefined,
+  next: Pick<Message, 'role'> | undefined,
 ): 'user' | 'assistant' | undefined {
+  if (roleFits('user', previous, next)) return 'user';
+  if (roleFits('assistant', previous, next)) return 'assistant';
+  return undefined;
+}
+
+/**
+ * The roles of two messages put in a row between `previous` and `next` (two markers) where no single one fits
+ * (`markerRole` is undefined: between a user message and an assistant message, say); undefined when no pair does.
+ */
+export function markerRolePair(
+  previous: Pick<Message, 'role'> | undefined,
+  next: Pick<Message, 'role'> | undefined,
+): ['user', 'assistant'] | ['assistant', 'user'] | undefined {
+  if (roleFits('user', previous, { role: 'assistant' }) && roleFits('assistant', { role: 'user' }, next))
+    return ['user', 'assistant'];
+  if (roleFits('assistant', previous, { role: 'user' }) && roleFits('user', { role: 'assistant' }, next))
+    return ['assistant', 'user'];
+  return undefined;
+}
+
+function roleFits(
+  role: 'user' | 'assistant',
+  previous: Pick<Message, 'role'> | undefined,
+  next: Pick<Message, 'role'> | undefined,
+): boolean {
   const before: Side = previous === undefined || previous.role === 'system' ? 'start' : previous.role;
   const after = next === undefined ? 'end' : next.role;
-  if (before !== 'user' && after !== 'user' && after !== 'tool') return 'user';
-  if (before !== 'start' && before !== 'assistant' && after !== 'assistant') return 'assistant';
-  return undefined;
+  return role === 'user'
+    ? before !== 'user' && after !== 'user' && after !== 'tool'
+    : before !== 'start' && before !== 'assistant' && after !== 'assistant';
 }
 
 /** A user or assistant message with string content, as `markerRole` decided. */

@@ -31,10 +31,11 @@ function chat(): IdentifiedMessage[] {
   );
 }
 
-function agentSession(): IdentifiedMessage[] {
+function agentSession(firstOutput?: string): IdentifiedMessage[] {
   const builder = createConversationBuilder().system('You are a coding agent.').user('Fix the flaky test');
   for (let step = 1; step <= 5; step++) {
-    builder.tools([{ name: 'bash', input: { command: `step ${step}` }, output: long(`output ${step}`) }]);
+    const output = step === 1 && firstOutput !== undefined ? firstOutput : long(`output ${step}`);
+    builder.tools([{ name: 'bash', input: { command: `step ${step}` }, output }]);
   }
   return assignIds(builder.build());
 }
@@ -92,11 +93,29 @@ describe('dropOldestTurns', () => {
     );
   });
 
-  it('drops old steps of one long turn around a preserved task, never splitting a call from its result', () => {
+  it('drops old steps of one long turn around a preserved task behind two markers, never splitting a call from its result', () => {
+    // Between the task (a user message) and the last step (an assistant message) no single marker fits: the
+    // oldest step and the rest each go behind their own marker, an assistant one and then a user one.
     const messages = agentSession();
     const preservedIds = new Set([messages[1]!.id, messages.at(-2)!.id, messages.at(-1)!.id]);
     const context = strategyContext({ budgetTokens: 400, preservedIds });
     const result = dropOldestTurns().apply(messages, context);
+    expect(roles(result.messages)).toEqual(['system', 'user', 'assistant', 'user', 'assistant', 'tool']);
+    expect(result.messages[2]!.content).toMatch(/^\[2 earlier messages archived: h-\w+\]$/);
+    expect(result.messages[3]!.content).toMatch(/^\[6 earlier messages archived: h-\w+\]$/);
+    expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
+    expect(result.actions.map((action) => action.messageIds)).toEqual([
+      messages.slice(2, 4).map((message) => message.id),
+      messages.slice(4, 10).map((message) => message.id),
+    ]);
+    expect(validateMessages(result.messages, check).valid).toBe(true);
+    expect(result.warnings).toEqual([]);
+  });
+
+  it('keeps an oldest step that costs about what a second marker would, and puts one marker after it', () => {
+    const messages = agentSession('ok');
+    const preservedIds = new Set([messages[1]!.id, messages.at(-2)!.id, messages.at(-1)!.id]);
+    const result = dropOldestTurns().apply(messages, strategyContext({ budgetTokens: 400, preservedIds }));
     expect(roles(result.messages)).toEqual([
       'system',
       'user',
@@ -106,10 +125,9 @@ describe('dropOldestTurns', () => {
       'assistant',
       'tool',
     ]);
+    expect(result.messages.slice(2, 4)).toEqual(messages.slice(2, 4));
     expect(result.messages[4]!.content).toMatch(/^\[6 earlier messages archived: h-\w+\]$/);
-    expect(result.messages.slice(-2)).toEqual(messages.slice(-2));
     expect(validateMessages(result.messages, check).valid).toBe(true);
-    expect(result.warnings).toEqual([]);
   });
 
   it('puts the marker into the next message when no separate marker fits, or keeps the span with a warning', () => {
@@ -274,10 +292,12 @@ describe('dropOldestTurns', () => {
     );
   });
 
-  it('drops under each budget of a planner what a fresh run drops, where markers need kept groups', () => {
-    // A preserved task right before the steps: the marker fits only after a kept step (a blocked group).
+  it('drops under each budget of a planner what a fresh run drops, where markers need kept groups or pairs', () => {
+    // A preserved task right before the steps: the marker fits only after a kept step (a blocked group), or
+    // as the second of two markers (a large oldest step).
     let blocked = 0;
-    for (const messages of [agentSession(), chat()]) {
+    let paired = 0;
+    for (const messages of [agentSession(), agentSession('ok'), chat()]) {
       const preservedIds = new Set([messages[1]!.id]);
       const total = accountant.countConversation(messages).totalTokens;
       const budgets = Array.from({ length: 24 }, (_, index) => Math.floor((total * (24 - index)) / 24));
@@ -286,9 +306,12 @@ describe('dropOldestTurns', () => {
         const fresh = dropOldestTurns().apply(messages, strategyContext({ budgetTokens, preservedIds }));
         expect(planner.drop(budgetTokens)).toEqual(fresh);
         if (fresh.messages[2]?.id === messages[2]!.id && fresh.actions.length > 0) blocked++;
+        if (fresh.messages[2]?.metadata?.origin === 'stub' && fresh.messages[3]?.metadata?.origin === 'stub')
+          paired++;
       }
     }
     expect(blocked).toBeGreaterThan(0);
+    expect(paired).toBeGreaterThan(0);
   });
 
   it('keeps the invariants on generated conversations', () => {

@@ -15,6 +15,7 @@ import {
   type MessageGroup,
   markerMessage,
   markerRole,
+  markerRolePair,
   messageGroups,
   strategyWarning,
 } from '../strategy-support.js';
@@ -34,9 +35,11 @@ const strategyName = 'drop-oldest-turns';
  * Each contiguous dropped span leaves one marker, `[N earlier messages archived: <handle>]` (metadata
  * origin `stub`), whose handle expands to the whole span; each turn's share of a span is archived too, as a
  * `messages` entry named in its `drop-turn` action. The marker is a user message, or an assistant message
- * where a user message would break the user/assistant alternation Anthropic requires. When neither fits, the
- * span's oldest group is kept (so a user request survives next to its marker; its newest step instead when the
- * oldest would take over half the budget and the step a quarter at most) and placement is tried again;
+ * where a user message would break the user/assistant alternation Anthropic requires. When neither fits
+ * (between the task and the agent's next step), the span's oldest group and the rest go behind two markers, an
+ * assistant one and a user one, when each is worth one; otherwise the span's oldest group is kept (so a user
+ * request survives next to its marker; its newest step instead when the oldest would take over half the budget
+ * and the step a quarter at most) and placement is tried again;
  * as a last resort the marker text is put at the start of the next message (or the end of the previous one)
  * when that message is not preserved. Below an earlier marker or summary, an agent step is not kept for a
  * marker's sake: the marker text goes into a neighbour first. The result is checked with `validateMessages`
@@ -276,54 +279,15 @@ function planSpans(
   const archiveEntries: Plan['archiveEntries'] = [];
   const foldActions: StrategyAction[] = [];
   const pendingFolds = new Map<number, IdentifiedMessage>();
-  let groupIndex = 0;
-  while (groupIndex < groups.length) {
-    if (!dropped.has(groupIndex)) {
-      pushGroup(output, messages, groups[groupIndex]!, pendingFolds);
-      groupIndex++;
-      continue;
-    }
-    let spanEnd = groupIndex;
-    while (spanEnd < groups.length && dropped.has(spanEnd)) spanEnd++;
-    let spanStart = groupIndex;
-    // Keep the span's oldest groups until a marker fits between its neighbours. Once a marker or summary is
-    // above (it names the earlier spans), a step is not kept only to make room for another marker message
-    // when a neighbour can carry the marker text: keeping steps can leave a feasible budget unmet.
-    let role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
-    const markerAbove = output.some(isMarker);
-    const groupTokens = (group: Group) =>
-      messages
-        .slice(group.start, group.end)
-        .reduce((sum, message) => sum + context.accountant.countMessage(message), 0);
-    while (role === undefined && spanStart < spanEnd - 1) {
-      const oldest = messages[groups[spanStart]!.start]!;
-      if (
-        markerAbove &&
-        oldest.role !== 'user' &&
-        neighbourTakesMarker(output, messages, groups[spanEnd], context)
-      )
-        break;
-      // Where the oldest group would take over half the budget (a long task the budget no longer preserves),
-      // keeping the span's newest step instead (an assistant message and its results, a quarter of the budget at
-      // most) lets a user marker open the span.
-      const newest = groups[spanEnd - 1]!;
-      const newestRole = markerRole(output.at(-1), messages[newest.start]);
-      if (
-        messages[newest.start]!.role === 'assistant' &&
-        newestRole !== undefined &&
-        groupTokens(groups[spanStart]!) > context.budgetTokens / 2 &&
-        groupTokens(newest) <= context.budgetTokens / 4
-      ) {
-        dropped.delete(spanEnd - 1);
-        spanEnd--;
-        role = newestRole;
-        break;
-      }
-      dropped.delete(spanStart);
-      pushGroup(output, messages, groups[spanStart]!, pendingFolds);
-      spanStart++;
-      role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
-    }
+  const groupTokens = (group: Group) =>
+    messages
+      .slice(group.start, group.end)
+      .reduce((sum, message) => sum + context.accountant.countMessage(message), 0);
+  /**
+   * Puts the marker of the span `[spanStart, spanEnd)` as a `role` message, or into a neighbour where no role
+   * fits; keeps the span where a marker would cost as much as the span, or has nowhere to go.
+   */
+  const placeSpan = (spanStart: number, spanEnd: number, role: 'user' | 'assistant' | undefined) => {
     const spanMessages = messages.slice(groups[spanStart]!.start, groups[spanEnd - 1]!.end);
     const spanHandle = archiveHandle('messages', spanMessages);
     const markerText = archivedSpanText(spanMessages.length, spanHandle);
@@ -335,8 +299,7 @@ function planSpans(
       // Not worth a marker (yet): keep the span; a later pass may extend it.
       for (let index = spanStart; index < spanEnd; index++)
         pushGroup(output, messages, groups[index]!, pendingFolds);
-      groupIndex = spanEnd;
-      continue;
+      return;
     }
     const previous = output.at(-1);
     const next = messages[groups[spanEnd]?.start ?? messages.length];
@@ -364,8 +327,7 @@ function planSpans(
           `kept messages ${spanMessages[0]?.id} to ${spanMessages.at(-1)?.id}: no marker could be placed between their preserved neighbours without breaking role alternation`,
         ),
       );
-      groupIndex = spanEnd;
-      continue;
+      return;
     }
     archiveEntries.push({
       kind: 'messages',
@@ -382,6 +344,70 @@ function planSpans(
         context,
       ),
     );
+  };
+  let groupIndex = 0;
+  while (groupIndex < groups.length) {
+    if (!dropped.has(groupIndex)) {
+      pushGroup(output, messages, groups[groupIndex]!, pendingFolds);
+      groupIndex++;
+      continue;
+    }
+    let spanEnd = groupIndex;
+    while (spanEnd < groups.length && dropped.has(spanEnd)) spanEnd++;
+    let spanStart = groupIndex;
+    // Keep the span's oldest groups until a marker fits between its neighbours. Once a marker or summary is
+    // above (it names the earlier spans), a step is not kept only to make room for another marker message
+    // when a neighbour can carry the marker text: keeping steps can leave a feasible budget unmet.
+    let role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
+    const markerAbove = output.some(isMarker);
+    while (role === undefined && spanStart < spanEnd - 1) {
+      const oldest = messages[groups[spanStart]!.start]!;
+      const next = messages[groups[spanEnd]?.start ?? messages.length];
+      if (
+        markerAbove &&
+        oldest.role !== 'user' &&
+        neighbourTakesMarker(output, messages, groups[spanEnd], context)
+      )
+        break;
+      // Two markers where one does not fit (between the task and the agent's next step): the span's oldest group
+      // and the rest, each behind its own marker, cost less than keeping that group, when both are worth one.
+      // Not a user marker first: that pair would let a last request that is only a harness note (aider's lint
+      // output) stay at the summary's expense (held-out aider session at 5%: summary 539 -> 165 tokens).
+      const pair = markerRolePair(output.at(-1), next);
+      if (
+        pair !== undefined &&
+        pair[0] === 'assistant' &&
+        groupTokens(groups[spanStart]!) > 2 * markerTokenEstimate &&
+        groups.slice(spanStart + 1, spanEnd).reduce((sum, group) => sum + groupTokens(group), 0) >
+          2 * markerTokenEstimate
+      ) {
+        placeSpan(spanStart, spanStart + 1, pair[0]);
+        spanStart++;
+        role = pair[1];
+        break;
+      }
+      // Where the oldest group would take over half the budget (a long task the budget no longer preserves),
+      // keeping the span's newest step instead (an assistant message and its results, a quarter of the budget at
+      // most) lets a user marker open the span.
+      const newest = groups[spanEnd - 1]!;
+      const newestRole = markerRole(output.at(-1), messages[newest.start]);
+      if (
+        messages[newest.start]!.role === 'assistant' &&
+        newestRole !== undefined &&
+        groupTokens(groups[spanStart]!) > context.budgetTokens / 2 &&
+        groupTokens(newest) <= context.budgetTokens / 4
+      ) {
+        dropped.delete(spanEnd - 1);
+        spanEnd--;
+        role = newestRole;
+        break;
+      }
+      dropped.delete(spanStart);
+      pushGroup(output, messages, groups[spanStart]!, pendingFolds);
+      spanStart++;
+      role = markerRole(output.at(-1), next);
+    }
+    placeSpan(spanStart, spanEnd, role);
     groupIndex = spanEnd;
   }
   return { messages: output, archiveEntries, actions: [...actions, ...foldActions], warnings };

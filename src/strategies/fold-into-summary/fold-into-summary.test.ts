@@ -48,6 +48,43 @@ describe('foldIntoSummary in compact', () => {
     }
   });
 
+  it('folds both spans of a marker pair: the summary in place of the first, the second marker after it', () => {
+    // One task, then steps, then the agent's answer (the last step): between the task and the answer no single
+    // message fits, so the dropped steps go behind an assistant marker and a user marker.
+    const builder = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Fix the flaky upload test.');
+    for (let step = 0; step < 6; step++)
+      builder.tools([
+        {
+          name: 'bash',
+          input: { command: `npm test -- upload-${step}` },
+          output: `Error: ECONNRESET while uploading chunk ${step}\n${'at Socket.onData (src/upload/chunker.ts:42)\n'.repeat(20)}`,
+        },
+      ]);
+    const input = assignIds(builder.assistant('Fixed: the chunker now retries a reset part.').build());
+    const budgetTokens = Math.floor(countOf(input) * 0.2);
+    const result = compact(input, { budgetTokens, provider: 'any', ...engine });
+    expect(result.report.withinBudget).toBe(true);
+    expect(result.messages.map((message) => message.role)).toEqual([
+      'system',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
+    const { message, record } = soleSummary(result.messages);
+    expect(result.messages[2]).toBe(message);
+    const marker = result.messages[3]!;
+    expect(marker.metadata).toMatchObject({ origin: 'stub', strategy: 'drop-oldest-turns' });
+    expect(record.handles).toContain(marker.metadata?.handle);
+    expect(textOf(result.messages)).toContain('npm test -- upload-0');
+    expect(validateMessages(result.messages, { provider: 'anthropic' }).issues).toEqual([]);
+    expect(compact(result.messages, { budgetTokens, provider: 'any', ...engine }).messages).toEqual(
+      result.messages,
+    );
+  });
+
   it('takes the intent from the task as the user wrote it when the budget let a duplicate stub replace it', () => {
     // A restarted session sends the task again: the first copy may become a stub pointing at the later one,
     // which the fold then takes away. The intent is the task's text, not the stub's.
