@@ -152,6 +152,57 @@ describe('commandResultLines', () => {
     ]);
   });
 
+  it("leaves out a test runner's set-up, a shell's prompt alone and a log dump's escaped colour codes", () => {
+    const messages = shellSession('Run the tests.', [
+      [
+        'python -m pytest tests/test_qdp.py',
+        [
+          'platform linux -- Python 3.9.20, pytest-7.4.0, pluggy-1.3.0',
+          'rootdir: /testbed',
+          'configfile: setup.cfg',
+          'plugins: rerunfailures-15.0, xdist-3.6.1, cov-6.0.0',
+          'collected 8 items',
+          '======================== 8 passed in 0.21s ========================',
+        ].join('\n'),
+      ],
+      [
+        'bin/test sympy/physics/units/tests/test_unitsystem.py',
+        [
+          'executable:         /opt/miniconda3/envs/testbed/bin/python  (3.9.20-final-0) [CPython]',
+          'architecture:       64-bit',
+          'random seed:        99822780',
+          'hash randomization: on (PYTHONHASHSEED=2781628860)',
+          '================== tests finished: 15 passed, in 0.52 seconds ==================',
+        ].join('\n'),
+      ],
+      ['python info.py', 'architecture: arm64\nPython version: 3.12.5'],
+      ['npm run seed', 'Created 20 users\nlinkslate:minsky edobry$'],
+      ['npx convex run seed', 'Created 10 events\npaulmaloney@MacBook-Pro-2024 yposfgold %'],
+      ['./deploy.sh', 'Deployed to staging\ndev@build-01:~/app$'],
+      [
+        'npx tsc',
+        'diagnosticText: `\\x1B[96mtest.ts\\x1B[0m:\\x1B[93m37\\x1B[0m - error TS2345`\nFound 1 error.',
+      ],
+      [
+        'node run.js',
+        "Error: Cannot find module './x'\n    at node:internal/main/run_main_module:36:49 {\n  code: 'MODULE_NOT_FOUND'\n}",
+      ],
+    ]);
+    expect(commandResultLines(messages)).toEqual([
+      'collected 8 items',
+      '======================== 8 passed in 0.21s ========================',
+      '================== tests finished: 15 passed, in 0.52 seconds ==================',
+      // A script's own report of the machine is a result: only the runner's aligned header is not.
+      'architecture: arm64',
+      'Python version: 3.12.5',
+      'Created 20 users',
+      'Created 10 events',
+      'Deployed to staging',
+      'Found 1 error.',
+      "code: 'MODULE_NOT_FOUND'",
+    ]);
+  });
+
   it("leaves out the complaint of a shell that lacks Cursor's state hook, keeping what the command printed", () => {
     const messages = shellSession('Build it.', [
       ['npm run build', 'Compiled successfully in 4.2s\nzsh:1: command not found: dump_zsh_state'],

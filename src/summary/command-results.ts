@@ -157,17 +157,23 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
 /**
  * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
  * shell's continuation prompt), one passing test of many, a test runner's timings, SWE-agent's prompt after
- * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`.
+ * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`;
+ * the set-up a test runner prints before every run (pytest's `rootdir:`, `plugins:`; SymPy's `random seed:`,
+ * `hash randomization:`, which change with every run, and its aligned `executable:   …`, `architecture:   …`); a shell's prompt alone on its line, as a terminal copied
+ * into a transcript shows it (`host:dir user$`, `user@host dir %`, `user@host:~/dir$`).
  */
 const noiseLine =
-  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$)/;
+  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$|(?:rootdir|configfile|plugins|cachedir|testpaths|random seed|hash randomization):\s|(?:executable|architecture|cache|ground types|numpy):\s{2}|[\w.-]+:\S* [\w.-]+\$$|[\w.-]+@[\w.-]+(?: \S+ [%#]|:\S*[$#])$)/;
+/** An inspected string's colour codes, escaped (`'\x1B[7m37\x1B[0m const result…'`): a dump of a log, not a result. */
+const escapedColourCode = /\\(?:x1[Bb]|u001[Bb])\[/;
 /**
  * A place inside Node itself or a dependency (`at Module._load (node:internal/modules/cjs/loader:981:27)`, the
- * `node:internal/…:1080` heading a crash, `at run (/repo/node_modules/mocha/lib/cli/run.js:374:5)`): the error and
- * the frames in the project's own files say where it failed.
+ * `node:internal/…:1080` heading a crash, `at run (/repo/node_modules/mocha/lib/cli/run.js:374:5)`, with the ` {`
+ * Node prints after the last frame of an error that has properties): the error and the frames in the project's
+ * own files say where it failed.
  */
 const foreignFrame =
-  /^(?:(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?|at (?:.* \()?[^()\s]*\/node_modules\/[^()\s]*:\d+:\d+\)?)$/;
+  /^(?:(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?|at (?:.* \()?[^()\s]*\/node_modules\/[^()\s]*:\d+:\d+\)?)(?: \{)?$/;
 
 /** A line worth keeping as a result: some letters, not an output wrapper, a stub, noise or a foreign frame. */
 function isResultLine(line: string): boolean {
@@ -177,6 +183,7 @@ function isResultLine(line: string): boolean {
     !wrapperLine.test(line) &&
     !noiseLine.test(line) &&
     !shellHookNoiseLine.test(line) &&
+    !escapedColourCode.test(line) &&
     !(line.length <= maxNoteChars && foreignFrame.test(line))
   );
 }

@@ -13,7 +13,7 @@ import { importTranscript } from '../../transcripts/import-transcript.js';
 // actions, warnings or archive. Taken from the unoptimised code, then regenerated for deliberate changes (the
 // summary's "Command results" section; the summary using room a drop freed beyond its share; tally lines and git
 // state among command results, sub-agent reports read as prose; the stub-demonstrations step in the report, and
-// OpenHands' example archived; two markers where no single one fits). The archive digests moved only for the example's archiving. A change that
+// OpenHands' example archived; two markers where no single one fits; test runners' set-up lines and shell prompts left out of command results). The archive digests moved only for the example's archiving. A change that
 // is meant to alter output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests
 // are stored here, never the shared sessions' content.
 
@@ -73,7 +73,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f79a9f4641cc6b1543726cbb19ac26fe',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'da830caf0394030ef41617972338fdef',
+    result: '5412e5d05dc9bcecfd4b772c2859a79c',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -81,7 +81,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ac2fe059c1635b05e82086f447b4f232',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '41edd8451e20688a40d8a8f8ad1b475a',
+    result: 'd5551fe76ee16666f89813bfa35e34fc',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
