@@ -1270,6 +1270,26 @@ describe('authoredLinesOf', () => {
     expect(authoredLinesOf('not an object')).toEqual({ kind: 'script', lines: ['not an object'] });
   });
 
+  it("leaves out a call's label beside what it runs (a Bash description, a Task's), not a description it writes", () => {
+    expect(
+      authoredLinesOf({
+        command: 'uv run streamlit run app.py',
+        description: 'Run the Streamlit application',
+      }),
+    ).toEqual({ kind: 'script', lines: ['uv run streamlit run app.py'] });
+    expect(
+      authoredLinesOf({
+        description: 'Review the notes formatter',
+        prompt: 'Check src/formatters/notes.ts for fields the API may return.',
+        subagent_type: 'code-reviewer',
+      }).lines,
+    ).toEqual(['Check src/formatters/notes.ts for fields the API may return.', 'code-reviewer']);
+    // Without a command or a prompt beside it, a description is what the call writes (an issue's, a ticket's).
+    expect(
+      authoredLinesOf({ title: 'Fix notes', description: 'Notes lose their content field.' }).lines,
+    ).toEqual(['Fix notes', 'Notes lose their content field.']);
+  });
+
   it("takes a diff's added and removed lines with their markers, not its context lines", () => {
     // Cursor's edit_file as SpecStory exports it: two columns, no path.
     const diff = [

@@ -869,7 +869,14 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
     else if (typeof value === 'object' && value !== null)
       for (const [field, item] of Object.entries(value)) walk(item, field);
   };
-  walk(input, undefined);
+  if (typeof input === 'object' && input !== null && !Array.isArray(input)) {
+    const fields = input as Record<string, unknown>;
+    // A call's label beside what it runs (Claude Code's Bash `description`, a Task's beside its `prompt`) names
+    // the step for the user; nobody wrote it into a file or a shell.
+    const labelled = typeof fields.command === 'string' || typeof fields.prompt === 'string';
+    for (const [field, value] of Object.entries(fields))
+      if (!(labelled && field === 'description' && typeof value === 'string')) walk(value, field);
+  } else walk(input, undefined);
   const lines = keptLines(written, replaced);
   // A project file: named, outside scratch locations, and written into (a replacement, or more than one line).
   if (path === undefined || scratchPath.test(path) || !(hasReplacement || written.length > 1))

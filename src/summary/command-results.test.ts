@@ -152,7 +152,7 @@ describe('commandResultLines', () => {
     ]);
   });
 
-  it("leaves out a test runner's set-up, a shell's prompt alone and a log dump's escaped colour codes", () => {
+  it("leaves out a test runner's set-up, an installer's package lines, a shell's prompt alone and escaped colour codes", () => {
     const messages = shellSession('Run the tests.', [
       [
         'python -m pytest tests/test_qdp.py',
@@ -176,6 +176,7 @@ describe('commandResultLines', () => {
         ].join('\n'),
       ],
       ['python info.py', 'architecture: arm64\nPython version: 3.12.5'],
+      ['uv sync', 'Resolved 209 packages in 7.05s\n - aioredis==1.3.1\n - amqp==5.3.1\n + hf-xet==1.1.9'],
       ['npm run seed', 'Created 20 users\nlinkslate:minsky edobry$'],
       ['npx convex run seed', 'Created 10 events\npaulmaloney@MacBook-Pro-2024 yposfgold %'],
       ['./deploy.sh', 'Deployed to staging\ndev@build-01:~/app$'],
@@ -195,6 +196,7 @@ describe('commandResultLines', () => {
       // A script's own report of the machine is a result: only the runner's aligned header is not.
       'architecture: arm64',
       'Python version: 3.12.5',
+      'Resolved 209 packages in 7.05s',
       'Created 20 users',
       'Created 10 events',
       'Deployed to staging',

@@ -10,12 +10,10 @@ import { createTokenAccountant } from '../../tokens/index.js';
 import { importTranscript } from '../../transcripts/import-transcript.js';
 
 // Golden digests of `compact()` outputs: fold-into-summary's caches must not change a byte of the messages,
-// actions, warnings or archive. Taken from the unoptimised code, then regenerated for deliberate changes (the
-// summary's "Command results" section; the summary using room a drop freed beyond its share; tally lines and git
-// state among command results, sub-agent reports read as prose; the stub-demonstrations step in the report, and
-// OpenHands' example archived; two markers where no single one fits; test runners' set-up lines and shell prompts left out of command results). The archive digests moved only for the example's archiving. A change that
-// is meant to alter output regenerates them from `compactDigests`; a refactor must leave them alone. Only digests
-// are stored here, never the shared sessions' content.
+// actions, warnings or archive. Taken from the unoptimised code, then regenerated for each deliberate change of
+// output (the commit that regenerates them says what changed and why). A change that is meant to alter output
+// regenerates them from `compactDigests`; a refactor must leave them alone. Only digests are stored here, never
+// the shared sessions' content.
 
 const repositoryRoot = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const examplePath = join(repositoryRoot, 'examples', 'transcripts', 'fix-retry-backoff.openai.json');
@@ -65,7 +63,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'efb311c29eff50b10538506a26015524',
+    result: '7e7ade50b0ab8c508a66a72eeec33f27',
     archive: '15149d44d3c068cc5ecd73a9f5b436cd',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -73,7 +71,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f79a9f4641cc6b1543726cbb19ac26fe',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '5412e5d05dc9bcecfd4b772c2859a79c',
+    result: 'afaaa78994a142cab6470c1548db0979',
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
