@@ -182,6 +182,22 @@ describe('buildAnchoredSummary', () => {
     );
   });
 
+  it('keeps a request sent again once: its capped sentence under a pasted log is a prefix of the first', () => {
+    const request = `Write a README that explains the session commands, ${'with an example workflow for each, '.repeat(12)}and keep it short.`;
+    const again = `${request}\n${'at run (src/cli.ts:12:5)\n'.repeat(60)}`;
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Set up the CLI.'),
+        assistantMessage('Done.'),
+        userMessage(request),
+        assistantMessage('Interrupted.'),
+        userMessage(again),
+      ]),
+    );
+    expect(request.length).toBeGreaterThan(400);
+    expect(summary.constraints).toEqual([request]);
+  });
+
   it("reads the tasks from the checklist a todo tool printed (Cursor's todo_write keeps no input in an export)", () => {
     const todo = toolCall('todo_write', {}, 'call-1');
     const summary = buildAnchoredSummary(

@@ -521,6 +521,16 @@ function pushUnique(list: string[], item: string): void {
   list.push(item);
 }
 
+/**
+ * A request not said already: a user who sends a request again (after an interruption, with a log pasted under
+ * it) repeats it, and its sentence cut to a cap is a prefix of the whole request; one already kept covers it.
+ */
+function pushRequest(list: string[], item: string): void {
+  const stem = item.endsWith('…') ? item.slice(0, -1) : item;
+  if (list.some((kept) => kept.includes(stem))) return;
+  pushUnique(list, item);
+}
+
 /** `text` trimmed, cut to `maxChars` characters with `…`. */
 export function capChars(text: string, maxChars: number): string {
   const trimmed = text.trim();
@@ -587,7 +597,7 @@ export function buildAnchoredSummary(
     if (intent !== undefined && proseOf(message).trim() === intent.trim()) continue;
     const typed = intent !== undefined && typedProseOf(message).trim() === intent.trim();
     for (const sentence of constraintsOf(message))
-      if (!(typed && intent.includes(sentence))) pushUnique(summary.constraints, sentence);
+      if (!(typed && intent.includes(sentence))) pushRequest(summary.constraints, sentence);
   }
 
   const assistants = originals.filter((message) => message.role === 'assistant');
