@@ -132,18 +132,15 @@ export function markerRole(
 }
 
 /**
- * The roles of two messages put in a row between `previous` and `next` (two markers) where no single one fits
- * (`markerRole` is undefined: between a user message and an assistant message, say); undefined when no pair does.
+ * Whether an assistant message then a user message (two markers) fit in a row between `previous` and `next`:
+ * where no single message does between a user message and an assistant message (the task and the agent's next
+ * step).
  */
-export function markerRolePair(
+export function assistantThenUserFits(
   previous: Pick<Message, 'role'> | undefined,
   next: Pick<Message, 'role'> | undefined,
-): ['user', 'assistant'] | ['assistant', 'user'] | undefined {
-  if (roleFits('user', previous, { role: 'assistant' }) && roleFits('assistant', { role: 'user' }, next))
-    return ['user', 'assistant'];
-  if (roleFits('assistant', previous, { role: 'user' }) && roleFits('user', { role: 'assistant' }, next))
-    return ['assistant', 'user'];
-  return undefined;
+): boolean {
+  return roleFits('assistant', previous, { role: 'user' }) && roleFits('user', { role: 'assistant' }, next);
 }
 
 function roleFits(

@@ -11,11 +11,11 @@ import type {
 } from '../strategy.js';
 import {
   archivedSpanText,
+  assistantThenUserFits,
   checkStrategyInput,
   type MessageGroup,
   markerMessage,
   markerRole,
-  markerRolePair,
   messageGroups,
   strategyWarning,
 } from '../strategy-support.js';
@@ -371,19 +371,18 @@ function planSpans(
         break;
       // Two markers where one does not fit (between the task and the agent's next step): the span's oldest group
       // and the rest, each behind its own marker, cost less than keeping that group, when both are worth one.
-      // Not a user marker first: that pair would let a last request that is only a harness note (aider's lint
-      // output) stay at the summary's expense (held-out aider session at 5%: summary 539 -> 165 tokens).
-      const pair = markerRolePair(output.at(-1), next);
+      // Not a user marker first (before an assistant marker and a user request): that pair would let a last
+      // request that is only a harness note (aider's lint output) stay at the summary's expense (held-out aider
+      // session at 5%: summary 539 -> 165 tokens).
       if (
-        pair !== undefined &&
-        pair[0] === 'assistant' &&
+        assistantThenUserFits(output.at(-1), next) &&
         groupTokens(groups[spanStart]!) > 2 * markerTokenEstimate &&
         groups.slice(spanStart + 1, spanEnd).reduce((sum, group) => sum + groupTokens(group), 0) >
           2 * markerTokenEstimate
       ) {
-        placeSpan(spanStart, spanStart + 1, pair[0]);
+        placeSpan(spanStart, spanStart + 1, 'assistant');
         spanStart++;
-        role = pair[1];
+        role = 'user';
         break;
       }
       // Where the oldest group would take over half the budget (a long task the budget no longer preserves),
