@@ -183,7 +183,7 @@ describe('buildAnchoredSummary', () => {
   });
 
   it('keeps a request sent again once: its capped sentence under a pasted log is a prefix of the first', () => {
-    const request = `Write a README that explains the session commands, ${'with an example workflow for each, '.repeat(12)}and keep it short.`;
+    const request = `Write a README that explains the session commands we added yesterday, ${'with an example workflow for each, '.repeat(12)}and keep it short.`;
     const again = `${request}\n${'at run (src/cli.ts:12:5)\n'.repeat(60)}`;
     const summary = buildAnchoredSummary(
       assignIds([
@@ -192,10 +192,13 @@ describe('buildAnchoredSummary', () => {
         userMessage(request),
         assistantMessage('Interrupted.'),
         userMessage(again),
+        assistantMessage('Shall I publish it?'),
+        userMessage('yes'),
       ]),
     );
     expect(request.length).toBeGreaterThan(400);
-    expect(summary.constraints).toEqual([request]);
+    // A short answer is its own item, though the request kept before holds its letters ("yesterday").
+    expect(summary.constraints).toEqual([request, 'yes']);
   });
 
   it("reads the tasks from the checklist a todo tool printed (Cursor's todo_write keeps no input in an export)", () => {

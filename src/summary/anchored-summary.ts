@@ -523,11 +523,14 @@ function pushUnique(list: string[], item: string): void {
 
 /**
  * A request not said already: a user who sends a request again (after an interruption, with a log pasted under
- * it) repeats it, and its sentence cut to a cap is a prefix of the whole request; one already kept covers it.
+ * it) repeats it, and its sentence cut to the cap (ending in `…`) starts a request kept whole before. Only a cut
+ * sentence is compared so: a short request ("yes") is its own, wherever else its words stand.
  */
 function pushRequest(list: string[], item: string): void {
-  const stem = item.endsWith('…') ? item.slice(0, -1) : item;
-  if (list.some((kept) => kept.includes(stem))) return;
+  if (item.endsWith('…')) {
+    const stem = item.slice(0, -1);
+    if (list.some((kept) => kept.startsWith(stem))) return;
+  }
   pushUnique(list, item);
 }
 

@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'ac2fe059c1635b05e82086f447b4f232',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '7d0b0285013ff4076da402edbbe9b496',
+    result: '3a32c931caf4453b1140cf5684f15c7d',
     archive: 'a743495e005d0fd518ca02d2b7903e4b',
   },
 };
