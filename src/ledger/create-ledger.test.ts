@@ -419,6 +419,36 @@ describe('errors the conversation states outside tool outputs', () => {
       ['FileNotFoundError: no such file: out.log', 'harness output'],
     ]);
   });
+
+  it("records a harness's rejection of the agent's reply as an error, counted where it recurs", () => {
+    const complaint = (actions: number): Message => ({
+      role: 'user',
+      content: `Please always provide EXACTLY ONE action in triple backticks, found ${actions} actions.\n\nPlease format your action in triple backticks as shown in <response_example>.`,
+      metadata: { origin: 'mini-swe-agent', harness: true, formatError: true },
+    });
+    const snapshot = ledgerOf([
+      { role: 'user', content: 'Fix the parser.' },
+      { role: 'assistant', content: 'Two blocks.' },
+      complaint(2),
+      { role: 'assistant', content: 'Two blocks again.' },
+      complaint(2),
+      { role: 'assistant', content: 'Three blocks.' },
+      complaint(3),
+      // The same text without the mark (a user quoting it) is no error.
+      {
+        role: 'user',
+        content: 'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.',
+      },
+    ]);
+    // One row: errors that differ only in their numbers are one error, counted.
+    expect(snapshot.errors.map(({ message, count, source }) => [message, count, source])).toEqual([
+      [
+        'Please always provide EXACTLY ONE action in triple backticks, found 2 actions.',
+        3,
+        'mini-swe-agent output',
+      ],
+    ]);
+  });
 });
 
 describe('createLedger', () => {

@@ -1,7 +1,13 @@
 import { InvalidMessageError } from '../errors/index.js';
 import { stringValues } from '../internal/json-strings.js';
 import { closedFenceBodies } from '../internal/markdown-fences.js';
-import { isDemonstration, isErrorOutput, isHarnessNote, toolOutputText } from '../messages/content.js';
+import {
+  isDemonstration,
+  isErrorOutput,
+  isHarnessNote,
+  messageText,
+  toolOutputText,
+} from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
 import { roles } from '../messages/types.js';
 import type {
@@ -344,6 +350,11 @@ export function createLedger(): Ledger {
       if (Array.isArray(contextFiles))
         for (const path of contextFiles)
           if (typeof path === 'string' && path !== '') applyFileAction({ kind: 'read', path }, 'context', id);
+      // A harness's rejection of the agent's reply (mini-swe-agent's "found 2 actions") is an error it saw.
+      if (message.role === 'user' && message.metadata?.formatError === true) {
+        const first = firstMeaningfulLine(messageText(message));
+        if (first !== undefined) noteError(first, id, userSource);
+      }
       if (typeof message.content === 'string') {
         if (message.role === 'user') addUserText(message.content, id, userSource);
         else if (message.role === 'assistant') addAssistantText(message.content, id);

@@ -114,6 +114,11 @@ export interface MessageMetadata {
    */
   harness?: boolean;
   /**
+   * A harness note rejecting the agent's last reply for its form (mini-swe-agent's `Please always provide EXACTLY
+   * ONE action in triple backticks, found 2 actions.`): an error the agent saw, which the ledger records.
+   */
+  formatError?: boolean;
+  /**
    * Where the request starts among the parts, when something other than the request comes first: harness notes
    * or demonstrations a repair merged in front of it, OpenHands' in-context example (see `requestOnly`). The
    * parts before it may be archived behind a stub (`stub-demonstrations`); the request may not.

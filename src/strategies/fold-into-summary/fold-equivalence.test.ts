@@ -67,8 +67,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '15149d44d3c068cc5ecd73a9f5b436cd',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '9ee17fae6e8b2036445b6018093dad98',
-    archive: 'f79a9f4641cc6b1543726cbb19ac26fe',
+    result: '10113be780996f7da881a0c1371ef256',
+    archive: '3e9ae80934876181129980e254bd5be2',
   },
   'cc-native-json__dmux__eef6c282.json': {
     result: 'afaaa78994a142cab6470c1548db0979',

@@ -140,6 +140,8 @@ describe('miniSweAgentImporter.parse: a submitted 1.x run', () => {
     expect(complaint.content).toMatch(/^Please always provide EXACTLY ONE action/);
     // Written by the harness in the user's place: not an instruction (the summary lists no constraint from it).
     expect(complaint.metadata?.harness).toBe(true);
+    // A rejection of the agent's reply: an error it saw, for the ledger.
+    expect(complaint.metadata?.formatError).toBe(true);
     expect(isUserRequest(complaint)).toBe(false);
     expect(messages.filter((message) => message.metadata?.harness === true)).toHaveLength(1);
   });

@@ -300,9 +300,13 @@ function parse(text: string, context: ImportContext): ImportResult {
       } else if (text === '') {
         context.ignore('empty-message');
       } else {
-        // The harness's complaint about a reply's format, written in the user's place: it instructs nothing.
+        // The harness's complaint about a reply's format, written in the user's place: it instructs nothing, and
+        // it is an error the agent saw.
         const prefix = settings.formatErrorPrefix;
-        if (taskSeen && prefix !== undefined && text.startsWith(prefix)) metadata.harness = true;
+        if (taskSeen && prefix !== undefined && text.startsWith(prefix)) {
+          metadata.harness = true;
+          metadata.formatError = true;
+        }
         addUserText(builder, text, metadata, taskSeen ? undefined : taskTemplate);
         taskSeen = true;
         context.use();
