@@ -391,6 +391,22 @@ describe('repairMessages', () => {
     expect(first!.metadata).not.toHaveProperty('expansion');
   });
 
+  it("keeps a format rejection's mark only on a merge of rejections alone", () => {
+    const rejection = (text: string): Message => ({
+      role: 'user',
+      content: text,
+      metadata: { harness: true, formatError: true },
+    });
+    const [both] = repairMessages([rejection('found 2 actions.'), rejection('found 3 actions.')], {
+      provider: 'anthropic',
+    }).messages;
+    expect(both!.metadata).toMatchObject({ harness: true, formatError: true });
+    const [mixed] = repairMessages([rejection('found 2 actions.'), { role: 'user', content: 'Try again.' }], {
+      provider: 'anthropic',
+    }).messages;
+    expect(mixed!.metadata).not.toHaveProperty('formatError');
+  });
+
   it('marks the parts harness notes put between two requests, and keeps the marks through a second merge', () => {
     const note = (text: string): Message => ({ role: 'user', content: text, metadata: { harness: true } });
     const [merged] = repairMessages(

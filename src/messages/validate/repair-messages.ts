@@ -688,6 +688,8 @@ function mergeMessages(run: readonly Message[]): Message {
     merged.metadata = pinned ? { ...metadata, pinned: true } : metadata;
     if (!run.every(isDemonstration)) delete merged.metadata.demo;
     if (!run.every(isHarnessNote)) delete merged.metadata.harness;
+    // A rejection of the agent's reply only while the message is nothing else: the ledger reads its first line.
+    if (!run.every((message) => message.metadata?.formatError === true)) delete merged.metadata.formatError;
     if (!run.every(isExpansion)) delete merged.metadata.expansion;
     // Every file a merged message put into the context, not only the first message's.
     const contextFiles = [...new Set(run.flatMap((message) => message.metadata?.contextFiles ?? []))];
