@@ -327,6 +327,42 @@ describe('other agents', () => {
     expect(snapshot.errors).toEqual([]);
   });
 
+  it("keeps a harness's note that it cut a command's output, for the latest run", () => {
+    const run = (command: string, output: string) => ({ name: 'bash', input: { command }, output });
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('Look around.')
+        .tools([
+          run(
+            'ls -R',
+            '<returncode>0</returncode>\n<output_head>\nastropy\n</output_head>\n<elided_chars>\n28287 characters elided\n</elided_chars>\n<output_tail>\nsetup.py\n</output_tail>',
+          ),
+        ])
+        .tools([
+          run(
+            'find . -name "*.d.ts"',
+            '[Previous command outputs are truncated. Showing the last 10114 lines of the output below.]\n./index.d.ts',
+          ),
+        ])
+        .tools([run('cat log.txt', 'start\n... [40 lines truncated] ...\nend')])
+        .tools([run('cat log.txt', 'start\nend')])
+        .build(),
+    );
+    expect(snapshot.commands.map((command) => [command.command, command.outputCut])).toEqual([
+      ['ls -R', '28287 characters elided'],
+      ['find . -name "*.d.ts"', 'Showing the last 10114 lines of the output below.'],
+      // The latest run showed all of it.
+      ['cat log.txt', undefined],
+    ]);
+    const cutOnce = ledgerOf(
+      createConversationBuilder()
+        .user('Look.')
+        .tools([run('cat log.txt', 'start\n... [40 lines truncated] ...\nend')])
+        .build(),
+    );
+    expect(cutOnce.commands[0]!.outputCut).toBe('[40 lines truncated]');
+  });
+
   it('counts a repeated error once with every message it appeared in', () => {
     const failing = {
       name: 'Bash',

@@ -272,6 +272,9 @@ export function createLedger(): Ledger {
       call.command.status = status;
       if (exitCode !== undefined) call.command.exitCode = exitCode;
       if (failed) call.command.failures++;
+      const cut = placeholder ? null : outputCutNote.exec(text);
+      if (cut !== null) call.command.outputCut = cut[0];
+      else delete call.command.outputCut;
     }
     if (call !== undefined && !placeholder) {
       const head = text.slice(0, 300);
@@ -410,6 +413,14 @@ export function createLedger(): Ledger {
 
   return ledger;
 }
+
+/**
+ * A harness's note that it cut a command's output before the agent saw it: mini-swe-agent's `<elided_chars>`,
+ * OpenHands' `[Previous command outputs are truncated. Showing the last N lines of the output below.]`, Claude
+ * Code's `... [N lines truncated] ...`.
+ */
+const outputCutNote =
+  /\d[\d,]* characters elided|Showing the last \d[\d,]* lines of the output below\.|\[\d[\d,]* lines truncated\]/;
 
 /** The bodies of the closed fenced code blocks in the head of a markdown text. */
 function fencedBlocksOf(text: string): string[] {

@@ -68,6 +68,12 @@ export interface LedgerCommand {
   exitCode?: number;
   /** Of the latest run. */
   status: CommandStatus;
+  /**
+   * The harness's note, verbatim, that the latest run's output was cut before the agent saw it (mini-swe-agent's
+   * `28287 characters elided`, OpenHands' `Showing the last 10114 lines of the output below.`, Claude Code's
+   * `[40 lines truncated]`): the agent worked from part of it.
+   */
+  outputCut?: string;
   testRunner?: TestRunner;
   firstMessageId: string;
   lastMessageId: string;

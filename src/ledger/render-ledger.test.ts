@@ -54,7 +54,7 @@ describe('renderLedger', () => {
     expect(renderLedger(buildLedger([]))).toBe('');
   });
 
-  it("labels an error with what ran, not the workspace's leading cd", () => {
+  it("labels an error with what ran, not the workspace's leading cd, and a command with its output cut", () => {
     const session = createConversationBuilder()
       .user('Run the parser test.')
       .tools([
@@ -70,6 +70,13 @@ describe('renderLedger', () => {
     // The command itself is listed as it ran.
     expect(text).toContain('- `cd /workspace/parser && npx ts-node test_parse.ts` → failed');
     expect(errorSourceLabel('cd /repo; npm test')).toBe('npm test');
+    const cut = createConversationBuilder()
+      .user('List it.')
+      .tools([{ name: 'Bash', input: { command: 'ls -R' }, output: 'a\n... [40 lines truncated] ...\nz' }])
+      .build();
+    expect(renderLedger(buildLedger(assignIds(cut)))).toContain(
+      '- `ls -R` → ok (output cut: [40 lines truncated])',
+    );
     expect(errorSourceLabel('cd /repo')).toBe('cd /repo');
   });
 

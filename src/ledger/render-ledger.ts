@@ -136,6 +136,7 @@ function commandRow(command: LedgerCommand, maxChars: number): { text: string; i
     text += ` (${command.runs} runs${command.failures > 0 ? `, ${command.failures} failed` : ''})`;
   else if (command.failures > 0 && command.exitCode === undefined && command.status !== 'failed')
     text += ' (failed before)';
+  if (command.outputCut !== undefined) text += ` (output cut: ${command.outputCut})`;
   const importance =
     command.kind === 'search' ? 1 : command.failures > 0 || command.testRunner !== undefined ? 4 : 2;
   return { text, importance };

@@ -717,12 +717,13 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
-  it('says how a command ended only when the transcript shows it', () => {
+  it('says how a command ended only when the transcript shows it, and when the harness cut its output', () => {
     const calls = [
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-2'),
       toolCall('Bash', { command: 'pnpm build' }, 'call-3'),
       toolCall('Bash', { command: 'pnpm test' }, 'call-4'),
+      toolCall('Bash', { command: 'ls -R' }, 'call-5'),
     ];
     const summary = buildAnchoredSummary(
       assignIds([
@@ -734,6 +735,11 @@ describe('buildAnchoredSummary', () => {
           toolResult(calls[1]!, { type: 'text', value: '[no output in the SpecStory export]' }),
           toolResult(calls[2]!, { type: 'text', value: 'built in 2.1s\nexit code 0' }),
           toolResult(calls[3]!, { type: 'error-text', value: 'FAIL src/a.test.ts\nexit code 1' }),
+          // The harness cut the listing: the agent saw part of it.
+          toolResult(calls[4]!, {
+            type: 'text',
+            value: '<returncode>0</returncode>\n<elided_chars>\n28287 characters elided\n</elided_chars>',
+          }),
         ),
       ]),
     );
@@ -741,6 +747,7 @@ describe('buildAnchoredSummary', () => {
       '`bun add commander` (2 runs)',
       '`pnpm build` → ok',
       '`pnpm test` → failed (exit 1)',
+      '`ls -R` → ok (output cut: 28287 characters elided)',
     ]);
   });
 

@@ -1156,6 +1156,8 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     // An outcome the transcript does not show (SpecStory exports often leave it out) is not worth saying.
     let outcome = status === 'unknown' ? '' : ` → ${status}`;
     if (command.runs > 1) outcome += outcome === '' ? ` (${command.runs} runs)` : `, ${command.runs} runs`;
+    // The agent saw part of the output: what it concluded from it may rest on what was cut.
+    if (command.outputCut !== undefined) outcome += ` (output cut: ${command.outputCut})`;
     const line = `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))}${outcome}`;
     pushUnique(summary.commands, line);
     if (command.failures > 0 && command.status === 'ok')

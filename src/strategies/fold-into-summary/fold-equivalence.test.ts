@@ -63,7 +63,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '7e7ade50b0ab8c508a66a72eeec33f27',
+    result: 'cfd15f7eacb387d5228942effa547107',
     archive: '15149d44d3c068cc5ecd73a9f5b436cd',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -75,7 +75,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f91c75d3a7e99295cebc8854526cdba6',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '6a731386ef57cc242cf94d7a1441c60c',
+    result: '4be1a2dc3dcecee9ecb69da8429ffd31',
     archive: 'ac2fe059c1635b05e82086f447b4f232',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
