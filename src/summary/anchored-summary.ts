@@ -969,7 +969,7 @@ export function itemSalience(item: string): number {
 }
 
 /** Whether a tool call's input is a todo list (TodoWrite's `todos`): tasks, not code or scripts. */
-function isTodoList(input: unknown): boolean {
+export function isTodoList(input: unknown): boolean {
   return typeof input === 'object' && input !== null && Array.isArray((input as { todos?: unknown }).todos);
 }
 

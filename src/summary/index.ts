@@ -4,6 +4,7 @@ export {
   type BuildAnchoredSummaryOptions,
   buildAnchoredSummary,
   emptyAnchoredSummary,
+  isTodoList,
   mergeAnchoredSummary,
   parseAnchoredSummary,
   type SummaryFile,

@@ -63,7 +63,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'cfd15f7eacb387d5228942effa547107',
+    result: '707fd93572e14f112792e2a5e9af13f9',
     archive: '15149d44d3c068cc5ecd73a9f5b436cd',
   },
   'mini-swe-agent__django__django-16263.traj.json': {

@@ -85,6 +85,46 @@ describe('foldIntoSummary in compact', () => {
     );
   });
 
+  it('shows no tasks the agent listed again after the summary: the later todo list is their state now', () => {
+    const todos = (status: string) => ({
+      todos: [
+        { content: 'Fix the chunk retry', status: 'completed', activeForm: 'Fixing the chunk retry' },
+        { content: 'Push the branch', status, activeForm: 'Pushing the branch' },
+      ],
+    });
+    const session = (later: boolean) => {
+      const builder = createConversationBuilder().system('You are a coding agent.').user('Fix the upload.');
+      builder.tools([
+        { name: 'TodoWrite', input: todos('pending'), output: 'Todos have been modified successfully.' },
+      ]);
+      for (let step = 0; step < 6; step++)
+        builder.tools([
+          {
+            name: 'Bash',
+            input: { command: `npm test -- upload-${step}` },
+            output: `Error: ECONNRESET while uploading chunk ${step}\n${'at Socket.onData (src/upload/chunker.ts:42)\n'.repeat(20)}`,
+          },
+        ]);
+      if (later)
+        builder.tools([
+          { name: 'TodoWrite', input: todos('completed'), output: 'Todos have been modified successfully.' },
+        ]);
+      return assignIds(builder.assistant('Pushed.').build());
+    };
+    for (const later of [false, true]) {
+      const input = session(later);
+      const result = compact(input, {
+        budgetTokens: Math.floor(countOf(input) * 0.2),
+        provider: 'any',
+        ...engine,
+      });
+      const { message, record } = soleSummary(result.messages);
+      // The record keeps the tasks for a later merge; the text shows them only where nothing later does.
+      expect(record.tasks.map((task) => task.text)).toContain('Push the branch');
+      expect(messageText(message).includes('## Open tasks')).toBe(!later);
+    }
+  });
+
   it('takes the intent from the task as the user wrote it when the budget let a duplicate stub replace it', () => {
     // A restarted session sends the task again: the first copy may become a stub pointing at the later one,
     // which the fold then takes away. The intent is the task's text, not the stub's.

@@ -3,12 +3,13 @@ import { hashText } from '../../internal/hash.js';
 import { mapStringLeaves, someStringLeaf } from '../../internal/json-strings.js';
 import { createLedger } from '../../ledger/create-ledger.js';
 import type { Ledger } from '../../ledger/ledger-types.js';
-import { isOriginalRequest, toolOutputText, typedRequest } from '../../messages/content.js';
+import { isOriginalRequest, toolCallsOf, toolOutputText, typedRequest } from '../../messages/content.js';
 import type { IdentifiedMessage, JSONValue, Message, Part, ToolResultOutput } from '../../messages/types.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
   buildAnchoredSummary,
+  isTodoList,
   mergeAnchoredSummary,
   parseAnchoredSummary,
 } from '../../summary/index.js';
@@ -164,6 +165,18 @@ function ledgerOf(span: readonly IdentifiedMessage[], settings: FoldSettings) {
   return ledger.snapshot();
 }
 
+const recordsWithoutTasks = new WeakMap<AnchoredSummary, AnchoredSummary>();
+
+/** `record` without its tasks, the same object for the same record (so a renderer made for it is reused). */
+function withoutTasks(record: AnchoredSummary): AnchoredSummary {
+  let view = recordsWithoutTasks.get(record);
+  if (view === undefined) {
+    view = { ...record, tasks: [] };
+    recordsWithoutTasks.set(record, view);
+  }
+  return view;
+}
+
 function isDropMarker(message: Message): boolean {
   return message.metadata?.origin === 'stub' && message.metadata.strategy === 'drop-oldest-turns';
 }
@@ -260,9 +273,18 @@ function foldOnce(
   const taskKept =
     task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
   const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
+  // A todo list the agent wrote after the summary's place is the tasks' state now: the record's older one is
+  // not shown (it stays in the record, for a later merge).
+  const shown =
+    record.tasks.length > 0 &&
+    output.some(
+      (message, index) => index > targetIndex && toolCallsOf(message).some((call) => isTodoList(call.input)),
+    )
+      ? withoutTasks(record)
+      : record;
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
-    settings.renderer?.record === record && settings.renderer.taskKept === taskKept
+    settings.renderer?.record === shown && settings.renderer.taskKept === taskKept
       ? settings.renderer
       : undefined;
   const summaryJson = reused?.json ?? anchoredSummaryToJson(record);
@@ -290,19 +312,19 @@ function foldOnce(
   if (roundFollows && reserve < settings.summaryCap && settings.summaryCap > room) {
     const wanted =
       reused === undefined
-        ? anchoredSummaryTokensUpTo(record, settings.summaryCap, rendererOptions)
+        ? anchoredSummaryTokensUpTo(shown, settings.summaryCap, rendererOptions)
         : Math.min(settings.summaryCap, reused.renderer.estimatedTokens);
     if (wanted > room)
       return { result: { ...dropped, messages: place(build('')) }, wanted, room, over: 0, summaryTokens: 0 };
   }
   const renderer =
     reused?.renderer ??
-    createAnchoredSummaryRenderer(record, {
+    createAnchoredSummaryRenderer(shown, {
       ...rendererOptions,
       // The previous renderer's record differs in a few sections at most: the others keep their rankings.
       ...(settings.renderer === undefined ? {} : { previous: settings.renderer.renderer }),
     });
-  settings.renderer = { record, taskKept, renderer, json: summaryJson };
+  settings.renderer = { record: shown, taskKept, renderer, json: summaryJson };
   const render = (maxTokens: number) => renderer.render(maxTokens);
   const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
   // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too,
