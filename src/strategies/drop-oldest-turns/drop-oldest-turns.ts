@@ -107,11 +107,15 @@ export function createDropPlanner(
   const tried = new Map<string, TriedPlan>();
   let inputValid: boolean | undefined;
   const check = { provider: 'any', allowPendingToolCalls: true } as const;
-  const tryPlan = (groups: readonly Group[], dropped: Set<number>): TriedPlan => {
+  const tryPlan = (
+    groups: readonly Group[],
+    groupTokens: readonly number[],
+    dropped: Set<number>,
+  ): TriedPlan => {
     const key = [...dropped].sort((a, b) => a - b).join(',');
     let known = tried.get(key);
     if (known === undefined) {
-      const plan = planSpans(messages, groups, dropped, context);
+      const plan = planSpans(messages, groups, groupTokens, dropped, context);
       known = {
         plan,
         dropped: [...dropped],
@@ -131,7 +135,7 @@ export function createDropPlanner(
       // a group kept beside the current request is not needed once the request goes too.
       const requested = new Set<number>();
       let nextUnit = 0;
-      let current = tryPlan(groups, new Set());
+      let current = tryPlan(groups, groupTokens, new Set());
       for (;;) {
         let estimate = current.tokens;
         // Everything else is gone: the last request and step follow only when the hard budget still fails.
@@ -149,7 +153,7 @@ export function createDropPlanner(
           }
           nextUnit++;
         }
-        current = tryPlan(groups, new Set(requested));
+        current = tryPlan(groups, groupTokens, new Set(requested));
       }
       const { plan } = current;
       for (const entry of plan.archiveEntries) context.archive.put(entry);
@@ -270,6 +274,8 @@ interface Plan {
 function planSpans(
   messages: readonly IdentifiedMessage[],
   groups: readonly Group[],
+  /** Each group's tokens, as `prepare` counted them. */
+  groupTokens: readonly number[],
   dropped: Set<number>,
   context: StrategyContext,
 ): Plan {
@@ -279,10 +285,6 @@ function planSpans(
   const archiveEntries: Plan['archiveEntries'] = [];
   const foldActions: StrategyAction[] = [];
   const pendingFolds = new Map<number, IdentifiedMessage>();
-  const groupTokens = (group: Group) =>
-    messages
-      .slice(group.start, group.end)
-      .reduce((sum, message) => sum + context.accountant.countMessage(message), 0);
   /**
    * Puts the marker of the span `[spanStart, spanEnd)` as a `role` message, or into a neighbour where no role
    * fits; keeps the span where a marker would cost as much as the span, or has nowhere to go.
@@ -376,8 +378,8 @@ function planSpans(
       // session at 5%: summary 539 -> 165 tokens).
       if (
         assistantThenUserFits(output.at(-1), next) &&
-        groupTokens(groups[spanStart]!) > 2 * markerTokenEstimate &&
-        groups.slice(spanStart + 1, spanEnd).reduce((sum, group) => sum + groupTokens(group), 0) >
+        groupTokens[spanStart]! > 2 * markerTokenEstimate &&
+        groupTokens.slice(spanStart + 1, spanEnd).reduce((sum, tokens) => sum + tokens, 0) >
           2 * markerTokenEstimate
       ) {
         placeSpan(spanStart, spanStart + 1, 'assistant');
@@ -393,8 +395,8 @@ function planSpans(
       if (
         messages[newest.start]!.role === 'assistant' &&
         newestRole !== undefined &&
-        groupTokens(groups[spanStart]!) > context.budgetTokens / 2 &&
-        groupTokens(newest) <= context.budgetTokens / 4
+        groupTokens[spanStart]! > context.budgetTokens / 2 &&
+        groupTokens[spanEnd - 1]! <= context.budgetTokens / 4
       ) {
         dropped.delete(spanEnd - 1);
         spanEnd--;
