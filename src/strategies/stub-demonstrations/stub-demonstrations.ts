@@ -141,7 +141,12 @@ function withPartsStubbed(
     (!context.preservedIds.has(message.id) ||
       parts.every((_, index) => index < expansionPart || harness.has(index)));
   const requestEnd = expansionStubbed ? expansionPart : parts.length;
-  if (requestStart >= parts.length) return undefined;
+  // Nothing before the request, after it to stub, or between requests: most user messages.
+  if (
+    requestStart >= parts.length ||
+    (requestStart === 0 && requestEnd === parts.length && harness.size === 0)
+  )
+    return undefined;
   const between = new Set(
     [...harness].filter((index) => index < (hasExpansion ? expansionPart : parts.length)),
   );
