@@ -43,7 +43,7 @@ export {
   type TestRunner,
   testRunners,
 } from './shell-command.js';
-export { parseTestSummary, type TestSummary } from './test-summary.js';
+export { parseTestSummary, type TestSummary, withoutTestRunHeaders } from './test-summary.js';
 export {
   errorLinesOf,
   exitCodeOf,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTestSummary } from './test-summary.js';
+import { parseTestSummary, withoutTestRunHeaders } from './test-summary.js';
 
 describe('parseTestSummary', () => {
   it('pytest', () => {
@@ -107,5 +107,54 @@ describe('parseTestSummary', () => {
 
   it('finds nothing in output that is not a test summary', () => {
     expect(parseTestSummary('Build complete in 2.1s\nok')).toBeUndefined();
+  });
+});
+
+describe('withoutTestRunHeaders', () => {
+  const header = [
+    '============================= test session starts ==============================',
+    'platform linux -- Python 3.9.20, pytest-7.4.0, pluggy-1.3.0',
+    'Running tests with Astropy version 5.3.dev882.',
+    'Numpy: 1.25.2',
+    'rootdir: /testbed',
+  ];
+
+  it("drops each run's banner and header, keeping what comes before, the collected count and the rest", () => {
+    const text = [
+      'RuntimeWarning: numpy.ndarray size changed',
+      ...header,
+      'collected 8 items',
+      '==== 8 passed in 0.07s ====',
+      `\u001b[1m${header[0]}\u001b[0m`,
+      ...header.slice(1),
+      'collecting ... collected 2 items / 1 deselected',
+      '==== 2 passed in 0.01s ====',
+    ].join('\n');
+    expect(withoutTestRunHeaders(text)).toBe(
+      [
+        'RuntimeWarning: numpy.ndarray size changed',
+        'collected 8 items',
+        '==== 8 passed in 0.07s ====',
+        'collecting ... collected 2 items / 1 deselected',
+        '==== 2 passed in 0.01s ====',
+      ].join('\n'),
+    );
+  });
+
+  it('ends a header at the error or banner of a failed collection', () => {
+    const text = [...header, 'ERROR: file or directory not found: tests/nope.py', ''].join('\n');
+    expect(withoutTestRunHeaders(text)).toBe('ERROR: file or directory not found: tests/nope.py\n');
+    const banner = [...header, '==== ERRORS ====', '____ ERROR collecting t.py ____'].join('\n');
+    expect(withoutTestRunHeaders(banner)).toBe('==== ERRORS ====\n____ ERROR collecting t.py ____');
+  });
+
+  it('keeps a banner whose header has no end (an output cut short), and text without a banner', () => {
+    const cut = header.join('\n');
+    expect(withoutTestRunHeaders(cut)).toBe(cut);
+    const long = [header[0], ...Array.from({ length: 150 }, (_, i) => `line ${i}`), 'collected 1 item'].join(
+      '\n',
+    );
+    expect(withoutTestRunHeaders(long)).toBe(long);
+    expect(withoutTestRunHeaders('collected 3 items\n3 passed')).toBe('collected 3 items\n3 passed');
   });
 });

@@ -228,3 +228,43 @@ function summaryLinesOf(text: string): string[] {
   }
   return lines.slice(-3);
 }
+
+/** pytest's banner opening a run, colour codes aside: `==== test session starts ====`. */
+const pytestSessionStart = /^(?:\u001b\[[\d;]*m)*=+ test session starts =+(?:\u001b\[[\d;]*m)*\r?$/gm;
+/**
+ * Where pytest's set-up header ends: `collected 8 items` (kept, a count), or the next banner or error when
+ * collecting failed. A header is a few dozen lines: without an end in the first hundred, none is dropped.
+ */
+const pytestHeaderEnd = /^(?:\u001b\[[\d;]*m)*(?:collect|=|_|ERROR\b)/;
+const maxHeaderLines = 100;
+
+/**
+ * `text` without pytest's set-up headers (the banner and what it prints before collecting: platform, rootdir,
+ * plugins; with plugins such as astropy's, the date, interpreter, package versions and CI variables): the
+ * environment of every run, the same each time, never how one ended.
+ */
+export function withoutTestRunHeaders(text: string): string {
+  if (!text.includes('test session starts')) return text;
+  let kept = '';
+  let from = 0;
+  pytestSessionStart.lastIndex = 0;
+  for (let banner = pytestSessionStart.exec(text); banner !== null; banner = pytestSessionStart.exec(text)) {
+    const end = headerEnd(text, banner.index + banner[0].length + 1);
+    if (end === undefined) continue;
+    kept += text.slice(from, banner.index);
+    from = end;
+    pytestSessionStart.lastIndex = end;
+  }
+  return kept + text.slice(from);
+}
+
+/** Where the line ending the header that goes on at `start` begins, if one does in `maxHeaderLines`. */
+function headerEnd(text: string, start: number): number | undefined {
+  for (let lineStart = start, count = 0; lineStart <= text.length && count < maxHeaderLines; count++) {
+    const newline = text.indexOf('\n', lineStart);
+    if (pytestHeaderEnd.test(text.slice(lineStart, newline === -1 ? text.length : newline))) return lineStart;
+    if (newline === -1) return undefined;
+    lineStart = newline + 1;
+  }
+  return undefined;
+}

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { assignIds } from '../messages/ids.js';
 import {
   assistantMessage,
+  createConversationBuilder,
   systemMessage,
   toolCall,
   toolMessage,
@@ -850,6 +851,28 @@ describe('buildAnchoredSummary', () => {
     expect(summary.excerpts.join('\n')).not.toMatch(/^\| `undefined` \|$/m);
     // A named field that is empty still says something.
     expect(summary.excerpts).toContain('- **owner**: `null`');
+  });
+
+  it("takes no excerpt from a test run's set-up header", () => {
+    const output = [
+      '============================= test session starts ==============================',
+      'Platform: Linux-6.8.0-1040-aws-x86_64-with-glibc2.35',
+      'plugins: hypothesis-6.82.6, openfiles-0.5.0, astropy-header-0.2.2',
+      'collected 8 items',
+      'FAILED astropy/io/ascii/tests/test_qdp.py::test_lowercase - ValueError',
+    ].join('\n');
+    const summary = buildAnchoredSummary(
+      assignIds(
+        createConversationBuilder()
+          .user('Fix the reader.')
+          .tools([{ name: 'Bash', input: { command: 'pytest astropy/io/ascii' }, output }])
+          .build(),
+      ),
+    );
+    expect(summary.excerpts).toContain(
+      'FAILED astropy/io/ascii/tests/test_qdp.py::test_lowercase - ValueError',
+    );
+    expect(summary.excerpts.join('\n')).not.toMatch(/Platform|plugins/);
   });
 });
 

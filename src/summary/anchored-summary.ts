@@ -11,6 +11,7 @@ import {
   ledgerFileKey,
   recogniseToolCall,
   runsCommand,
+  withoutTestRunHeaders,
 } from '../ledger/index.js';
 import {
   isDemonstration,
@@ -715,8 +716,9 @@ const placeholderLine = /^[\s|`'"*_:,.()[\]-]*(?:undefined|null|None|nil|NaN)[\s
 function linesOfMessage(message: IdentifiedMessage): string[] {
   const lines: string[] = [];
   // Split at \n alone: trimming drops the \r of a \r\n.
+  // A test run's set-up header (platform, plugins, versions) is the same every run: not worth an excerpt.
   for (const text of textsOfMessage(message, true))
-    for (const line of text.split('\n')) {
+    for (const line of withoutTestRunHeaders(text).split('\n')) {
       const trimmed = line.trim();
       if (trimmed.length < 12 || stubLine.test(trimmed) || placeholderLine.test(trimmed)) continue;
       lines.push(trimmed.length > 240 ? `${trimmed.slice(0, 240)}…` : trimmed);

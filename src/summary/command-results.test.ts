@@ -175,6 +175,20 @@ describe('commandResultLines', () => {
           '================== tests finished: 15 passed, in 0.52 seconds ==================',
         ].join('\n'),
       ],
+      [
+        'python -m pytest astropy/io/ascii/tests/test_qdp.py',
+        [
+          '\u001b[1m============================= test session starts ==============================\u001b[0m',
+          'platform linux -- Python 3.9.20, pytest-7.4.0, pluggy-1.3.0',
+          'Date: 2025-11-18T23:58:25',
+          'Platform: Linux-6.8.0-1040-aws-x86_64-with-glibc2.35',
+          'float info: dig: 15, mant_dig: 15',
+          'Numpy: 1.25.2',
+          'CI: undefined',
+          'collected 9 items',
+          '======================== 9 passed in 0.07s ========================',
+        ].join('\n'),
+      ],
       ['python info.py', 'architecture: arm64\nPython version: 3.12.5'],
       ['uv sync', 'Resolved 209 packages in 7.05s\n - aioredis==1.3.1\n - amqp==5.3.1\n + hf-xet==1.1.9'],
       ['npm run seed', 'Created 20 users\nlinkslate:minsky edobry$'],
@@ -193,6 +207,9 @@ describe('commandResultLines', () => {
       'collected 8 items',
       '======================== 8 passed in 0.21s ========================',
       '================== tests finished: 15 passed, in 0.52 seconds ==================',
+      // With pytest's banner, all it prints before collecting is its header, whatever the plugins add.
+      'collected 9 items',
+      '======================== 9 passed in 0.07s ========================',
       // A script's own report of the machine is a result: only the runner's aligned header is not.
       'architecture: arm64',
       'Python version: 3.12.5',

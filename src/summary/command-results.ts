@@ -4,6 +4,7 @@ import {
   runsCommand,
   shellHookNoiseLine,
   withoutColours,
+  withoutTestRunHeaders,
 } from '../ledger/index.js';
 import { messageText, toolCallsOf } from '../messages/content.js';
 import type { IdentifiedMessage, ToolCallPart } from '../messages/types.js';
@@ -103,7 +104,7 @@ export function commandResultLines(
           command.kind === 'delegate' ||
           (command.readOnly && !gitStateCommand.test(command.text))
             ? ''
-            : withoutColours(messageText({ role: 'tool', content: [part] }));
+            : withoutTestRunHeaders(withoutColours(messageText({ role: 'tool', content: [part] })));
         // SWE-agent's `edit` (and `goto`, `scroll_down`) print the editor's window: file lines, not a result.
         output = { text: editorWindow.test(text) ? '' : text };
         outputCache.set(part, output);
