@@ -63,8 +63,8 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '707fd93572e14f112792e2a5e9af13f9',
-    archive: '15149d44d3c068cc5ecd73a9f5b436cd',
+    result: '2de8d53a4f58f0596f1de174a13dd6e7',
+    archive: '721acec6e79d9d0c321ce8fb35951675',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
     result: '10113be780996f7da881a0c1371ef256',
