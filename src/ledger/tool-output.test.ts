@@ -213,10 +213,19 @@ describe('firstMeaningfulLine', () => {
   });
 });
 
-it('normaliseError folds numbers, addresses, case and spacing', () => {
+it('normaliseError folds numbers, addresses, hex ids, case and spacing', () => {
   expect(normaliseError('Timeout after 30  s at 0x7ffe12')).toBe(
     normaliseError('timeout after 45 s at 0xdeadbeef'),
   );
+  // A provider's request id differs on every retry of the same failing call.
+  expect(
+    normaliseError('Input length 173754 exceeds 131072. Request id: 0217682301377579936a5f6e8f40fdc06126b'),
+  ).toBe(
+    normaliseError('Input length 173821 exceeds 131072. Request id: 021768230181940e53a20c38311f885877349a0'),
+  );
+  // Words are not ids, nor is a short hex run that is part of the message.
+  expect(normaliseError('deadbeefcafebabe failed')).not.toBe(normaliseError('feedfacecafebeef failed'));
+  expect(normaliseError('bad key a1b2c3')).not.toBe(normaliseError('bad key f9e8d7'));
   expect(isPlaceholderOutput('[no result recorded]')).toBe(true);
   expect(isPlaceholderOutput('[no output in the SpecStory export]')).toBe(true);
 });
