@@ -786,6 +786,25 @@ describe('buildAnchoredSummary', () => {
     expect(summary.constraints).toEqual(['Always run the tests before you tag.']);
   });
 
+  it('takes no constraint from harness notes merged among the parts of a later request', () => {
+    // aider's prompts after a request that got no reply, merged with the next request by a repair.
+    const later = userMessage(
+      [
+        { type: 'text', text: 'Only change dataset.py: add a bounds check.' },
+        {
+          type: 'text',
+          text: 'dataset.py\nAdd file to the chat? (Y)es/(N)o [Yes]: y\nPlease answer with one of: yes, no',
+        },
+        { type: 'text', text: 'Keep the type hints.' },
+      ],
+      { metadata: { harnessParts: [1] } },
+    );
+    const summary = buildAnchoredSummary(assignIds([userMessage('Fix the loader.'), later]));
+    expect(summary.constraints.join('\n')).toContain('Only change dataset.py');
+    expect(summary.constraints.join('\n')).toContain('Keep the type hints.');
+    expect(summary.constraints.join('\n')).not.toMatch(/Add file|Please answer/);
+  });
+
   it('takes the intent from the task option when the first task was not dropped', () => {
     const summary = buildAnchoredSummary(session().slice(1), { task: 'The original task' });
     expect(summary.intent).toBe('The original task');

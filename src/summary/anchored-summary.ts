@@ -23,7 +23,7 @@ import {
   toolResultsOf,
   typedRequest,
 } from '../messages/content.js';
-import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
+import type { IdentifiedMessage, JSONValue, Part, ToolCallPart } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
 import { codeNamesOf, type Declaration, declarationsOf, definitionLine, namesAny } from './definitions.js';
 import { countFacts } from './fact-count.js';
@@ -267,11 +267,27 @@ function factsOf(message: IdentifiedMessage): MessageFacts {
   return facts;
 }
 
-/** What a message says in prose (of a user message, its request: not the harness notes merged before it). */
+/**
+ * What a message says in prose (of a user message, its request: not the harness notes a repair merged before it
+ * or among its parts, such as aider's `Add file to the chat?` between two requests).
+ */
 function proseOf(message: IdentifiedMessage): string {
   const facts = factsOf(message);
-  facts.prose ??= computeProse(requestOnly(message));
+  facts.prose ??= computeProse(withoutHarnessParts(requestOnly(message), message));
   return facts.prose;
+}
+
+/** `request` (`requestOnly(message)`) without the parts `message.metadata.harnessParts` names. */
+function withoutHarnessParts(request: IdentifiedMessage, message: IdentifiedMessage): IdentifiedMessage {
+  const harness = message.metadata?.harnessParts;
+  if (!Array.isArray(harness) || harness.length === 0 || typeof request.content === 'string') return request;
+  // The indexes count the whole message's parts; `requestOnly` took some off the front.
+  const offset = (message.content as readonly Part[]).length - request.content.length;
+  const notes = new Set(harness.map((index) => index - offset));
+  return {
+    ...request,
+    content: request.content.filter((_, index) => !notes.has(index)),
+  } as IdentifiedMessage;
 }
 
 function typedProseOf(message: IdentifiedMessage): string {
