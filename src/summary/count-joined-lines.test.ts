@@ -95,12 +95,28 @@ describe('countJoinedLines', () => {
     expect(counted).toContain('- see src/a.ts line 12');
   });
 
-  it('gives up on lines a piece may run into, and on long lines', () => {
-    expect(countJoinedLines([['a.'], ['/usr/bin']], count)).toBeUndefined();
-    expect(countJoinedLines([['a.', ' indented']], count)).toBeUndefined();
-    expect(countJoinedLines([['a', '']], count)).toBeUndefined();
+  it('counts lines a piece may run into together with the lines before them', () => {
+    const counted: string[] = [];
+    const recording = (text: string) => {
+      counted.push(text);
+      return count(text);
+    };
+    const intent = [
+      ['[header]'],
+      ['## Session intent', 'Fix it:', '\t ', '    indented();', '', 'Then test.'],
+    ];
+    expect(countJoinedLines(intent, recording)).toBe(count(join(intent)));
+    expect(counted).toContain('Fix it:\n\t \n    indented();\n\n');
+    expect(counted).not.toContain('\t ');
+    expect(countJoinedLines([['a.'], ['/usr/bin']], count)).toBe(count('a.\n\n/usr/bin'));
+    expect(countJoinedLines([['a.', ' indented']], count)).toBe(count('a.\n indented'));
+    expect(countJoinedLines([['a', '']], count)).toBe(count('a\n'));
+  });
+
+  it('gives up on empty blocks and on long lines, alone or counted together', () => {
     expect(countJoinedLines([['a'], []], count)).toBeUndefined();
     expect(countJoinedLines([['x'.repeat(991)]], count)).toBeUndefined();
+    expect(countJoinedLines([['x'.repeat(600), ` ${'y'.repeat(600)}`]], count)).toBeUndefined();
     // Only what follows a newline matters: the text may start with anything.
     expect(countJoinedLines([[' /start.'], ['next']], count)).toBe(count(' /start.\n\nnext'));
   });

@@ -1,7 +1,7 @@
 /**
- * Longest line counted on its own. Exact o200k counters count text without runs of over 1000 characters
- * (the long-run guard) exactly; a shorter line cannot hold such a run, and no piece of the joined text crosses
- * a line.
+ * Longest line, or run of lines counted together, counted on its own. Exact o200k counters count text without
+ * runs of over 1000 characters (the long-run guard) exactly; a shorter text cannot hold such a run, and no piece
+ * of the joined text crosses a place where it is cut.
  */
 const maxLineChars = 990;
 
@@ -18,30 +18,45 @@ const startsJoinable = /^(?:[\s/]|$)/;
  *
  * o200k's pre-tokenizer cuts text into pieces and BPE runs on each piece alone, so a text cut where pieces
  * end counts as the sum of its parts. A piece runs past a newline only into whitespace (`\s*[\r\n]+`, `\s+`)
- * or, after punctuation, into more newlines and `/` (` ?[^\s\p{L}\p{N}]+[\r\n/]*`); so the text cut after each
- * line's newline(s) counts as its parts when no line but the first starts with whitespace or `/`. A line
- * ending in a letter or digit keeps its pieces when newlines follow (they are a piece of their own), so its
- * part is `count(line) + count(newlines)` without counting it again; any other line is counted with them.
+ * or, after punctuation, into more newlines and `/` (` ?[^\s\p{L}\p{N}]+[\r\n/]*`); so the text cut after a
+ * line's newline(s) counts as its parts when the next line starts with neither whitespace nor `/`. A line that
+ * does (an indented or blank line of a task) is counted together with the lines before it, back to one after
+ * which the text may be cut. A line ending in a letter or digit keeps its pieces when newlines follow (they
+ * are a piece of their own), so its part is `count(line) + count(newlines)` without counting it again; any
+ * other line is counted with them.
  */
 export function countJoinedLines(
   blocks: ReadonlyArray<readonly string[]>,
   count: (text: string) => number,
   knownTokens: ReadonlyArray<ReadonlyArray<number | undefined>> = [],
 ): number | undefined {
-  let total = 0;
+  const lines: Array<{ text: string; newlines: string; known: number | undefined }> = [];
   for (let blockIndex = 0; blockIndex < blocks.length; blockIndex++) {
-    const lines = blocks[blockIndex]!;
-    if (lines.length === 0) return undefined;
-    for (let lineIndex = 0; lineIndex < lines.length; lineIndex++) {
-      const line = lines[lineIndex]!;
-      if (line.length > maxLineChars) return undefined;
-      if ((blockIndex > 0 || lineIndex > 0) && startsJoinable.test(line)) return undefined;
-      const newlines = lineIndex < lines.length - 1 ? '\n' : blockIndex < blocks.length - 1 ? '\n\n' : '';
-      const known = knownTokens[blockIndex]?.[lineIndex];
-      if (newlines === '') total += known ?? count(line);
-      else if (endsInWordCharacter.test(line)) total += (known ?? count(line)) + count(newlines);
-      else total += count(line + newlines);
+    const blockLines = blocks[blockIndex]!;
+    if (blockLines.length === 0) return undefined;
+    for (let lineIndex = 0; lineIndex < blockLines.length; lineIndex++) {
+      const newlines =
+        lineIndex < blockLines.length - 1 ? '\n' : blockIndex < blocks.length - 1 ? '\n\n' : '';
+      lines.push({ text: blockLines[lineIndex]!, newlines, known: knownTokens[blockIndex]?.[lineIndex] });
     }
+  }
+  let total = 0;
+  for (let index = 0; index < lines.length; index++) {
+    const { text, newlines, known } = lines[index]!;
+    if (text.length > maxLineChars) return undefined;
+    if (index + 1 < lines.length && startsJoinable.test(lines[index + 1]!.text)) {
+      // The text may not be cut before the next line: it is counted with this one, and so are the lines after
+      // it until one before which the text may be cut.
+      let together = text + newlines;
+      while (index + 1 < lines.length && startsJoinable.test(lines[index + 1]!.text)) {
+        index++;
+        together += lines[index]!.text + lines[index]!.newlines;
+      }
+      if (together.length > maxLineChars) return undefined;
+      total += count(together);
+    } else if (newlines === '') total += known ?? count(text);
+    else if (endsInWordCharacter.test(text)) total += (known ?? count(text)) + count(newlines);
+    else total += count(text + newlines);
   }
   return total;
 }
