@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isPrecisError } from '../../errors/index.js';
-import { findNearDuplicates } from './find-near-duplicates.js';
+import { findNearDuplicates, type NearDuplicate, normaliseWhitespace } from './find-near-duplicates.js';
 
 /** Deterministic pseudo-random prose of `count` words from a seed. */
 function prose(seed: number, count: number): string {
@@ -21,6 +21,47 @@ function perturb(text: string, every: number): string {
     .split(' ')
     .map((word, index) => (index % every === 0 ? `${word}x` : word))
     .join(' ');
+}
+
+/**
+ * The contract, text by text from the last: a removable text duplicates the latest kept text it copies
+ * (whitespace-normalised, in any group), or else the latest kept text of its group it resembles (as the two
+ * alone compare); a text that duplicates none is kept.
+ */
+function pairwise(
+  texts: readonly string[],
+  groups: readonly string[],
+  protectedIndexes: readonly number[],
+): NearDuplicate[] {
+  // Latest first.
+  const kept: number[] = [];
+  const found: NearDuplicate[] = [];
+  for (let index = texts.length - 1; index >= 0; index--) {
+    const text = texts[index] as string;
+    if (normaliseWhitespace(text) === '') continue;
+    if (!protectedIndexes.includes(index)) {
+      const exact = kept.find(
+        (later) => normaliseWhitespace(texts[later] as string) === normaliseWhitespace(text),
+      );
+      if (exact !== undefined) {
+        found.push({ index, duplicateOf: exact, similarity: 1 });
+        continue;
+      }
+      const near = kept
+        .filter((later) => groups[later] === groups[index])
+        .map((later) => ({
+          later,
+          pair: findNearDuplicates([text, texts[later] as string], { protectedIndexes: [1] })[0],
+        }))
+        .find(({ pair }) => pair !== undefined);
+      if (near?.pair !== undefined) {
+        found.push({ index, duplicateOf: near.later, similarity: near.pair.similarity });
+        continue;
+      }
+    }
+    kept.push(index);
+  }
+  return found.reverse();
 }
 
 describe('findNearDuplicates', () => {
@@ -84,6 +125,26 @@ describe('findNearDuplicates', () => {
     }
     const found = findNearDuplicates(texts).map(({ index, duplicateOf }) => `${index}:${duplicateOf}`);
     expect(new Set(found)).toEqual(planted);
+  });
+
+  it('finds what comparing texts two by two finds (property)', () => {
+    const pool = [prose(10, 300), perturb(prose(10, 300), 299), prose(11, 300), ' ', 'short text'];
+    const item = fc.record({
+      text: fc.constantFrom(...pool),
+      group: fc.constantFrom('tool:bash', 'tool:read', 'text'),
+      isProtected: fc.boolean(),
+    });
+    fc.assert(
+      fc.property(fc.array(item, { maxLength: 16 }), (items) => {
+        const texts = items.map((entry) => entry.text);
+        const groups = items.map((entry) => entry.group);
+        const protectedIndexes = items.flatMap((entry, index) => (entry.isProtected ? [index] : []));
+        expect(findNearDuplicates(texts, { groups, protectedIndexes })).toEqual(
+          pairwise(texts, groups, protectedIndexes),
+        );
+      }),
+      { numRuns: 200 },
+    );
   });
 
   it('properties: points forward at kept texts, deterministic, stable once duplicates are removed', () => {

@@ -52,8 +52,18 @@ export function findNearDuplicates(
   const bandIndexes = new Map<string, Map<number, number[]>[]>();
   const signatures: (Uint32Array | undefined)[] = new Array(texts.length);
   const duplicates: NearDuplicate[] = [];
-
+  // A kept text is only ever looked up by a removable text before it, so protected texts before the first
+  // removable one are not read at all, and one with no removable text of its group before it is not signed (a
+  // summary or a task: long, and new on every compaction).
+  let firstRemovable = texts.length;
+  const firstRemovableOfGroup = new Map<string, number>();
   for (let index = texts.length - 1; index >= 0; index--) {
+    if (isProtected.has(index)) continue;
+    firstRemovable = index;
+    firstRemovableOfGroup.set(groups[index] ?? '', index);
+  }
+
+  for (let index = texts.length - 1; index >= firstRemovable; index--) {
     const normalised = normaliseWhitespace(texts[index] ?? '');
     if (normalised === '') continue;
     const removable = !isProtected.has(index);
@@ -62,9 +72,15 @@ export function findNearDuplicates(
       duplicates.push({ index, duplicateOf: exact, similarity: 1 });
       continue;
     }
+    const group = groups[index] ?? '';
+    // Only a removable text of its group before it may be compared with it.
+    const comparedLater = (firstRemovableOfGroup.get(group) ?? index) < index;
+    if (!removable && !comparedLater) {
+      if (!latestExact.has(normalised)) latestExact.set(normalised, index);
+      continue;
+    }
     const signature = minHashSignature(normalised, shingleSize, seeds);
     signatures[index] = signature;
-    const group = groups[index] ?? '';
     let groupBands = bandIndexes.get(group);
     if (groupBands === undefined) {
       groupBands = Array.from({ length: bands }, () => new Map<number, number[]>());
