@@ -4,7 +4,7 @@ import { strategyContext } from '../../../test/strategy-invariants.js';
 import { isPrecisError } from '../../errors/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
-import type { IdentifiedMessage, Message, ToolMessage } from '../../messages/types.js';
+import type { IdentifiedMessage, Message, ToolMessage, ToolResultOutput } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
@@ -72,6 +72,21 @@ describe('deduplicate', () => {
       expect(action.tokensAfter).toBeLessThan(action.tokensBefore);
     }
     expect(validateMessages(result.messages, { provider: 'any' }).valid).toBe(true);
+  });
+
+  it('stubs the same whether it read the messages before or not, and reads a part edited in place again', () => {
+    const messages = session();
+    const first = deduplicate().apply(messages, strategyContext());
+    // New objects: nothing about them is remembered.
+    const fresh = () => deduplicate().apply(structuredClone(messages), strategyContext());
+    expect(deduplicate().apply(messages, strategyContext())).toEqual(first);
+    expect(fresh()).toEqual(first);
+    // A caller's part given another output (the latest read of src/app.ts is now another file).
+    const latestRead = (messages[7] as ToolMessage).content[0] as { output: ToolResultOutput };
+    latestRead.output = { type: 'text', value: fileContent(9) };
+    const edited = deduplicate().apply(messages, strategyContext());
+    expect(edited).toEqual(fresh());
+    expect(edited.actions.map((action) => action.messageIds[0])).toEqual([messages[5]?.id]);
   });
 
   it('does not match near copies across different tools', () => {

@@ -35,6 +35,8 @@ interface Candidate {
   partIndex: number;
   kind: 'tool-output' | 'text';
   text: string;
+  /** What the text was read from: the message for string content, else the part. */
+  source: object;
   group: string;
   toolName?: string;
 }
@@ -86,6 +88,7 @@ function applyDeduplicate(
       similarity: options.similarity,
       groups: candidates.map((candidate) => candidate.group),
       protectedIndexes,
+      sources: candidates.map((candidate) => candidate.source),
     },
   );
   // The length filter is cheap; the exact token floor is checked only for what would be stubbed.
@@ -158,7 +161,14 @@ function collectCandidates(messages: readonly IdentifiedMessage[], minTokens: nu
       // A later system message (a session banner) is compared with other system messages only.
       const group = message.role === 'system' ? 'system' : 'text';
       if (long(message.content))
-        candidates.push({ messageIndex, partIndex: -1, kind: 'text', text: message.content, group });
+        candidates.push({
+          messageIndex,
+          partIndex: -1,
+          kind: 'text',
+          text: message.content,
+          source: message,
+          group,
+        });
       return;
     }
     (message.content as readonly Part[]).forEach((part, partIndex) => {
@@ -170,11 +180,19 @@ function collectCandidates(messages: readonly IdentifiedMessage[], minTokens: nu
             partIndex,
             kind: 'tool-output',
             text,
+            source: part,
             group: `tool:${part.toolName}`,
             toolName: part.toolName,
           });
       } else if (part.type === 'text' && message.role !== 'tool' && long(part.text)) {
-        candidates.push({ messageIndex, partIndex, kind: 'text', text: part.text, group: 'text' });
+        candidates.push({
+          messageIndex,
+          partIndex,
+          kind: 'text',
+          text: part.text,
+          source: part,
+          group: 'text',
+        });
       }
     });
   });

@@ -127,21 +127,28 @@ describe('findNearDuplicates', () => {
     expect(new Set(found)).toEqual(planted);
   });
 
-  it('finds what comparing texts two by two finds (property)', () => {
+  it('finds what comparing texts two by two finds, whether their sources were read before or not (property)', () => {
     const pool = [prose(10, 300), perturb(prose(10, 300), 299), prose(11, 300), ' ', 'short text'];
     const item = fc.record({
       text: fc.constantFrom(...pool),
+      // What the same source holds on a later run (a caller that edited its message in place).
+      edited: fc.constantFrom(...pool),
       group: fc.constantFrom('tool:bash', 'tool:read', 'text'),
       isProtected: fc.boolean(),
     });
     fc.assert(
       fc.property(fc.array(item, { maxLength: 16 }), (items) => {
         const texts = items.map((entry) => entry.text);
+        const edited = items.map((entry) => entry.edited);
         const groups = items.map((entry) => entry.group);
         const protectedIndexes = items.flatMap((entry, index) => (entry.isProtected ? [index] : []));
-        expect(findNearDuplicates(texts, { groups, protectedIndexes })).toEqual(
-          pairwise(texts, groups, protectedIndexes),
-        );
+        const options = { groups, protectedIndexes, sources: items.map(() => ({})) };
+        const expected = pairwise(texts, groups, protectedIndexes);
+        expect(findNearDuplicates(texts, { groups, protectedIndexes })).toEqual(expected);
+        // Signed on the first run, remembered on the second, signed again where a source's text changed.
+        expect(findNearDuplicates(texts, options)).toEqual(expected);
+        expect(findNearDuplicates(texts, options)).toEqual(expected);
+        expect(findNearDuplicates(edited, options)).toEqual(pairwise(edited, groups, protectedIndexes));
       }),
       { numRuns: 200 },
     );

@@ -14,6 +14,12 @@ export interface FindNearDuplicatesOptions {
   hashCount?: number;
   /** Words per shingle. @default 5 */
   shingleSize?: number;
+  /**
+   * Per text, the object it was read from (its message or content part), where there is one: a text read again
+   * from the same object is not normalised and signed again while it is the same text. A strategy run on a
+   * conversation that grew by a few messages reads mostly the texts it read before. @default none
+   */
+  sources?: readonly (object | undefined)[];
 }
 
 export interface NearDuplicate {
@@ -36,7 +42,14 @@ export function findNearDuplicates(
   texts: readonly string[],
   options: FindNearDuplicatesOptions = {},
 ): NearDuplicate[] {
-  const { similarity = 0.9, groups = [], protectedIndexes = [], hashCount = 128, shingleSize = 5 } = options;
+  const {
+    similarity = 0.9,
+    groups = [],
+    protectedIndexes = [],
+    hashCount = 128,
+    shingleSize = 5,
+    sources = [],
+  } = options;
   if (!(similarity > 0 && similarity <= 1))
     throw new InvalidArgumentError('similarity', `must be in (0, 1], got ${similarity}`);
   if (!Number.isInteger(hashCount) || hashCount < 8 || hashCount > 1024)
@@ -64,7 +77,8 @@ export function findNearDuplicates(
   }
 
   for (let index = texts.length - 1; index >= firstRemovable; index--) {
-    const normalised = normaliseWhitespace(texts[index] ?? '');
+    const signed = signedText(texts[index] ?? '', sources[index], shingleSize, hashCount);
+    const { normalised } = signed;
     if (normalised === '') continue;
     const removable = !isProtected.has(index);
     const exact = latestExact.get(normalised);
@@ -79,7 +93,8 @@ export function findNearDuplicates(
       if (!latestExact.has(normalised)) latestExact.set(normalised, index);
       continue;
     }
-    const signature = minHashSignature(normalised, shingleSize, seeds);
+    signed.signature ??= minHashSignature(normalised, shingleSize, seeds);
+    const { signature } = signed;
     signatures[index] = signature;
     let groupBands = bandIndexes.get(group);
     if (groupBands === undefined) {
@@ -114,6 +129,37 @@ export function findNearDuplicates(
     }
   }
   return duplicates.reverse();
+}
+
+/** A text's whitespace-normalised form, and its MinHash signature once one was needed. */
+interface SignedText {
+  text: string;
+  shingleSize: number;
+  hashCount: number;
+  normalised: string;
+  signature?: Uint32Array;
+}
+
+/** Per source object, its text signed: messages and parts are not edited in place, and the text is checked anyway. */
+const signedTexts = new WeakMap<object, SignedText>();
+
+function signedText(
+  text: string,
+  source: object | undefined,
+  shingleSize: number,
+  hashCount: number,
+): SignedText {
+  const known = source === undefined ? undefined : signedTexts.get(source);
+  if (
+    known !== undefined &&
+    known.text === text &&
+    known.shingleSize === shingleSize &&
+    known.hashCount === hashCount
+  )
+    return known;
+  const signed: SignedText = { text, shingleSize, hashCount, normalised: normaliseWhitespace(text) };
+  if (source !== undefined) signedTexts.set(source, signed);
+  return signed;
 }
 
 /** Collapses every whitespace run to one space and trims, so re-indented or re-wrapped copies still match. */
