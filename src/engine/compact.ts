@@ -47,7 +47,8 @@ export interface CompactOptions {
    * Keep the first user message (the task) byte-identical. What a framework put in front of its request (an
    * in-context example, harness notes: `metadata.requestPart`) may still be archived behind a stub, and so may
    * harness notes merged after it or between two of its requests (`metadata.harnessParts`: aider's output, an
-   * @-mention's file).
+   * @-mention's file), and the harness's instructions after it (`metadata.expansionPart`) when they would take
+   * more than a fifth of the budget (`stubDemonstrations`' `maxExpansionShare`).
    * @default true
    */
   preserveFirstUserMessage?: boolean;

@@ -133,9 +133,9 @@ export interface MessageMetadata {
    * Where an expansion (see `expansion`) starts among the parts, when a repair merged it after its request (and
    * so where what the user typed ends: harness notes merged after the request, an @-mention's file read or
    * aider's output, start one too).
-   * While the message is preserved, nothing changes (unless they are all `harnessParts`); when it is not (the budget
-   * gave up the task), the parts from here on may be archived behind a stub before the words the user typed are
-   * touched (`stub-demonstrations`).
+   * While the message is preserved, nothing changes (unless they are all `harnessParts`, or take more than
+   * `stub-demonstrations`' share of the budget); when it is not (the budget gave up the task), the parts from here
+   * on may be archived behind a stub before the words the user typed are touched (`stub-demonstrations`).
    */
   expansionPart?: number;
   /**

@@ -67,8 +67,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '721acec6e79d9d0c321ce8fb35951675',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '10113be780996f7da881a0c1371ef256',
-    archive: '3e9ae80934876181129980e254bd5be2',
+    result: '623a29636aa4e1da7a03d582bca6666f',
+    archive: 'e95228a1a37712013ad1079b331dbcb6',
   },
   'cc-native-json__dmux__eef6c282.json': {
     result: 'afaaa78994a142cab6470c1548db0979',

@@ -26,6 +26,17 @@ const example = `Here's a running example.\n--- START OF EXAMPLE ---\n${Array.fr
 ).join('\n')}\n--- END OF EXAMPLE ---\n\n`;
 const task = 'Fix the descale reminder in src/kettle.ts; it shows "Entkalken!" twice.';
 
+/**
+ * A context preserving `messages[0]`, with a budget just under the conversation's: an expansion is then within
+ * any share of it but 1 (`withinShare`), so what stays is what preservation keeps.
+ */
+function preservingFirst(messages: readonly IdentifiedMessage[]) {
+  const context = strategyContext({ preservedIds: new Set([messages[0]!.id]) });
+  return { ...context, budgetTokens: context.accountant.countTotal(messages) - 1 };
+}
+/** The strategy with an expansion share no expansion of a conversation over budget exceeds. */
+const withinShare = () => stubDemonstrations({ maxExpansionShare: 1 });
+
 function withExample(): IdentifiedMessage[] {
   return assignIds([
     { role: 'system', content: 'You are an agent.' },
@@ -202,10 +213,7 @@ describe('stubDemonstrations', () => {
       },
       assistantMessage('Reading CLAUDE.md.'),
     ]);
-    const preserved = stubDemonstrations().apply(
-      messages,
-      strategyContext({ preservedIds: new Set([messages[0]!.id]) }),
-    );
+    const preserved = withinShare().apply(messages, preservingFirst(messages));
     // Preserved: the preamble goes, the expansion (an instruction) stays byte-identical.
     const kept = preserved.messages[0]!.content as Part[];
     expect(kept.slice(1)).toEqual((messages[0]!.content as Part[]).slice(1));
@@ -237,6 +245,35 @@ describe('stubDemonstrations', () => {
     });
   });
 
+  it('archives the expansion of a preserved request once it takes more than maxExpansionShare of the budget', () => {
+    // mini-swe-agent: the issue, then its workflow and submission rules.
+    const issue = '<pr_description>\nThe qdp reader assumes upper-case commands.\n</pr_description>';
+    const rules = `<instructions>\n${example}</instructions>`;
+    const messages = assignIds([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: issue },
+          { type: 'text', text: rules },
+        ],
+        metadata: { expansionPart: 1 },
+      },
+      assistantMessage(`Reading the reader. ${example}`),
+    ]);
+    const context = preservingFirst(messages);
+    // The rules take about half of a budget just under the conversation's: past the default fifth, they go and
+    // the issue stays byte-identical.
+    expect(context.accountant.countText(rules)).toBeGreaterThan(0.4 * context.budgetTokens);
+    const result = stubDemonstrations().apply(messages, context);
+    const [kept, stub] = result.messages[0]!.content as Part[];
+    expect(kept).toEqual({ type: 'text', text: issue });
+    expect((stub as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
+    expect(expand(context.archive, result.actions[0]!.handle!).content).toEqual([messages[0]]);
+    // Within a larger share, they stay.
+    const within = stubDemonstrations({ maxExpansionShare: 0.6 }).apply(messages, preservingFirst(messages));
+    expect(within.messages[0]).toEqual(messages[0]);
+  });
+
   it('moves a kept expansion’s start back by the parts a stubbed preamble took', () => {
     const messages = assignIds([
       {
@@ -251,10 +288,7 @@ describe('stubDemonstrations', () => {
       },
       assistantMessage('Reviewing.'),
     ]);
-    const result = stubDemonstrations().apply(
-      messages,
-      strategyContext({ preservedIds: new Set([messages[0]!.id]) }),
-    );
+    const result = withinShare().apply(messages, preservingFirst(messages));
     const stubbed = result.messages[0]!;
     expect((stubbed.content as Part[]).length).toBe(3);
     expect(stubbed.metadata).toEqual({ requestPart: 1, expansionPart: 2 });
@@ -303,14 +337,13 @@ describe('stubDemonstrations', () => {
         ).messages,
       );
     const harness = merge({ role: 'user', content: output, metadata: { harness: true, aiderOutput: true } });
-    const preserved = (messages: IdentifiedMessage[]) =>
-      strategyContext({ preservedIds: new Set([messages[0]!.id]) });
+    const preserved = preservingFirst;
     const stubbed = stubDemonstrations().apply(harness, preserved(harness)).messages[0]!.content as Part[];
     expect(stubbed[0]).toEqual({ type: 'text', text: typed });
     expect((stubbed[1] as { text: string }).text.startsWith(afterRequestStubPrefix)).toBe(true);
     const expansion = merge({ role: 'user', content: example, metadata: { expansion: true } });
     expect(expansion[0]!.metadata).not.toHaveProperty('harnessParts');
-    expect(stubDemonstrations().apply(expansion, preserved(expansion)).actions).toEqual([]);
+    expect(withinShare().apply(expansion, preserved(expansion)).actions).toEqual([]);
     // Output and an expansion after the request: not harness notes alone, so they stay while preserved.
     const mixed = assignIds(
       repairMessages(
@@ -324,7 +357,7 @@ describe('stubDemonstrations', () => {
       ).messages,
     );
     expect(mixed[0]!.metadata).toMatchObject({ expansionPart: 1, harnessParts: [1] });
-    expect(stubDemonstrations().apply(mixed, preserved(mixed)).actions).toEqual([]);
+    expect(withinShare().apply(mixed, preserved(mixed)).actions).toEqual([]);
     expect(stubDemonstrations().apply(mixed, strategyContext()).actions).toHaveLength(1);
   });
 
@@ -377,10 +410,12 @@ describe('stubDemonstrations', () => {
     expect(stubDemonstrations().apply(messages, preserved).actions).toEqual([]);
   });
 
-  it('rejects a bad minTokens, naming the option', () => {
+  it('rejects a bad minTokens or maxExpansionShare, naming the option', () => {
     for (const minTokens of [-1, 1.5, Number.NaN])
       expect(() => stubDemonstrations({ minTokens })).toThrow(InvalidArgumentError);
     expect(() => stubDemonstrations({ minTokens: -1 })).toThrow(/minTokens/);
+    for (const maxExpansionShare of [0, -0.5, 1.5, Number.NaN])
+      expect(() => stubDemonstrations({ maxExpansionShare })).toThrow(/maxExpansionShare/);
   });
 
   it('keeps the strategy invariants on generated conversations', () => {

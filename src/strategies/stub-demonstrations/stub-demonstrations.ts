@@ -1,4 +1,6 @@
 import { archiveHandle } from '../../archive/archive-store.js';
+import { InvalidArgumentError } from '../../errors/index.js';
+import { describeValue } from '../../internal/json-shapes.js';
 import { isDemonstration, isExpansion } from '../../messages/content.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
@@ -16,11 +18,13 @@ const strategyName = 'stub-demonstrations';
  * - whole demonstration messages (`metadata.demo`) that are not preserved, when they hold only text: their
  *   content becomes the stub;
  * - the prompt a command expanded to (`metadata.expansion`), and the parts of a merged request from
- *   `metadata.expansionPart` on (that prompt, harness notes such as a file an @-mention read), only when its
- *   message is not preserved: an expansion instructs the agent, so it goes only where the budget has already
- *   given up keeping the task whole, before the words the user typed. Harness notes alone after the request
- *   (all `metadata.harnessParts`: aider's output, an @-mention's file) instruct nothing and go like a
- *   preamble, preserved or not;
+ *   `metadata.expansionPart` on (that prompt, harness notes such as a file an @-mention read, mini-swe-agent's
+ *   workflow and submission rules after the issue), when its message is not preserved, or when they take more
+ *   than `maxExpansionShare` of the budget: an expansion instructs the agent, so it goes only where the budget
+ *   has already given up keeping the task whole, before the words the user typed, or where keeping it would
+ *   leave little room for the session's own work. Harness notes alone after the request (all
+ *   `metadata.harnessParts`: aider's output, an @-mention's file) instruct nothing and go like a preamble,
+ *   preserved or not;
  * - harness notes a repair merged between two requests (`metadata.harnessParts`: what aider printed after a
  *   request that got no reply), each run behind one stub, preserved or not.
  *
@@ -29,14 +33,19 @@ const strategyName = 'stub-demonstrations';
  * it saves tokens. Does nothing when the conversation is within budget.
  */
 export function stubDemonstrations(options: StubDemonstrationsOptions = {}): Strategy {
-  const { minTokens = 50 } = options;
+  const { minTokens = 50, maxExpansionShare = 0.2 } = options;
   checkCount('minTokens', minTokens);
+  if (!(typeof maxExpansionShare === 'number' && maxExpansionShare > 0 && maxExpansionShare <= 1))
+    throw new InvalidArgumentError(
+      'maxExpansionShare',
+      `expected a number in (0, 1], got ${describeValue(maxExpansionShare)}`,
+    );
   return {
     name: strategyName,
     archivesRequestPreambles: true,
     apply(messages, context) {
       checkStrategyInput(messages);
-      return applyStubDemonstrations(messages, context, minTokens);
+      return applyStubDemonstrations(messages, context, { minTokens, maxExpansionShare });
     },
   };
 }
@@ -50,17 +59,31 @@ export interface StubDemonstrationsOptions {
    * 100 the same as 200). @default 50
    */
   minTokens?: number;
+  /**
+   * The share of the budget the expansion of a preserved request may take (see above) before it is archived:
+   * the words the user typed stay byte-identical either way. mini-swe-agent's ~1000 tokens of workflow rules
+   * after each issue took 42% of a 20% budget; archiving them kept 13 held-out probes more at 20%, and on a
+   * second blind set 4 more at 10% (0.1 did the same as 0.2, 0.35 two fewer). Budgets of real agent loops
+   * (tens of thousands of tokens) rarely reach it. @default 0.2
+   */
+  maxExpansionShare?: number;
+}
+
+interface StubSettings {
+  minTokens: number;
+  maxExpansionShare: number;
 }
 
 function applyStubDemonstrations(
   messages: readonly IdentifiedMessage[],
   context: StrategyContext,
-  minTokens: number,
+  settings: StubSettings,
 ): StrategyResult {
+  const { minTokens } = settings;
   const actions: StrategyAction[] = [];
   const rewrite = (message: IdentifiedMessage): IdentifiedMessage | undefined => {
     if (message.metadata?.pinned === true) return undefined;
-    const stubbed = withStub(message, context);
+    const stubbed = withStub(message, context, settings);
     if (stubbed === undefined || stubbed.tokens < minTokens) return undefined;
     const tokensBefore = context.accountant.countMessage(message);
     const tokensAfter = context.accountant.countMessage(stubbed.message);
@@ -98,9 +121,13 @@ interface Stubbed {
  * The message with its preamble, its harness notes (between requests, or after the request), its expansion (when
  * not preserved) or itself as a demonstration or an expansion replaced by a stub; undefined when it has none.
  */
-function withStub(message: IdentifiedMessage, context: StrategyContext): Stubbed | undefined {
+function withStub(
+  message: IdentifiedMessage,
+  context: StrategyContext,
+  settings: StubSettings,
+): Stubbed | undefined {
   if (message.role === 'user' && Array.isArray(message.content)) {
-    const stubbed = withPartsStubbed(message, message.content as readonly Part[], context);
+    const stubbed = withPartsStubbed(message, message.content as readonly Part[], context, settings);
     if (stubbed !== undefined) return stubbed;
   }
   const whole = isDemonstration(message) ? 'demonstration' : isExpansion(message) ? 'expansion' : undefined;
@@ -127,6 +154,7 @@ function withPartsStubbed(
   message: IdentifiedMessage,
   parts: readonly Part[],
   context: StrategyContext,
+  settings: StubSettings,
 ): Stubbed | undefined {
   const { requestPart, expansionPart, harnessParts } = message.metadata ?? {};
   const requestStart = typeof requestPart === 'number' && requestPart > 0 ? requestPart : 0;
@@ -137,12 +165,14 @@ function withPartsStubbed(
       (index): index is number => typeof index === 'number' && index > requestStart && index < parts.length,
     ),
   );
-  // An expansion is an instruction: it goes only once the budget has given up preserving the message. Harness
-  // notes alone after the request (aider's output, an @-mention's file) are not, and go like a preamble.
+  // An expansion is an instruction: it goes only once the budget has given up preserving the message, or when it
+  // would take more than its share of the budget. Harness notes alone after the request (aider's output, an
+  // @-mention's file) are not, and go like a preamble.
   const expansionStubbed =
     hasExpansion &&
     (!context.preservedIds.has(message.id) ||
-      parts.every((_, index) => index < expansionPart || harness.has(index)));
+      parts.every((_, index) => index < expansionPart || harness.has(index)) ||
+      textTokens(parts.slice(expansionPart), context) > settings.maxExpansionShare * context.budgetTokens);
   const requestEnd = expansionStubbed ? expansionPart : parts.length;
   // Nothing before the request, after it to stub, or between requests: most user messages.
   if (
