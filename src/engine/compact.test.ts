@@ -507,6 +507,25 @@ describe('compact', () => {
     );
   });
 
+  it('names the system prompt when it alone is over the budget, which no strategy changes', () => {
+    const input = [
+      { role: 'system', content: `You are a CTF player. ${'Follow the rules of the game. '.repeat(40)}` },
+      ...agentSession(3).slice(1),
+    ] as Message[];
+    const { result } = run(input, { budgetTokens: 100 });
+    expect(result.report.withinBudget).toBe(false);
+    expect(result.messages[0]).toEqual(expect.objectContaining({ content: input[0]!.content }));
+    const warning = result.warnings.find((entry) => entry.message.startsWith('could not compact'));
+    expect(warning?.message).toMatch(
+      /\(the system prompt and tool schemas alone: \d+ tokens, which no strategy changes; raise the budget\)$/,
+    );
+    // A small system prompt: the preserved messages are named instead.
+    const small = run(agentSession(3), { budgetTokens: 30 }).result.warnings;
+    expect(small.map((entry) => entry.message).join('\n')).toMatch(
+      /the preserved messages alone: \d+ tokens/,
+    );
+  });
+
   it('returns the smallest valid result with a warning when the budget cannot be met', () => {
     const input = agentSession(3);
     const { result } = run(input, { budgetTokens: 30 });

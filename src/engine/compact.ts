@@ -2,6 +2,7 @@ import type { ArchiveStore } from '../archive/archive-store.js';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
 import { describeValue } from '../internal/json-shapes.js';
+import { systemPromptLength } from '../messages/content.js';
 import { assignIds } from '../messages/ids.js';
 import { parseConversation } from '../messages/parse.js';
 import type { Conversation, IdentifiedMessage, Message } from '../messages/types.js';
@@ -362,12 +363,16 @@ function* compactOnce(
   const withinBudget = tokensAfter <= budgetTokens;
   if (!withinBudget) {
     const preservedTokens = count(messages.filter((message) => keptIds.has(message.id)));
+    // The system prompt (with the tool schemas) is never compressed: when it alone is over, say so.
+    const systemTokens = count(messages.slice(0, systemPromptLength(messages)));
     const message =
       `could not compact to the budget of ${budgetTokens} tokens: the smallest valid result has ${tokensAfter} tokens ` +
-      `(the preserved messages alone: ${preservedTokens} tokens; ` +
-      (relaxedPreservation?.keepRecentTurns === 0
-        ? 'raise the budget)'
-        : 'lower keepRecentTurns or raise the budget)');
+      (systemTokens > budgetTokens
+        ? `(the system prompt and tool schemas alone: ${systemTokens} tokens, which no strategy changes; raise the budget)`
+        : `(the preserved messages alone: ${preservedTokens} tokens; ` +
+          (relaxedPreservation?.keepRecentTurns === 0
+            ? 'raise the budget)'
+            : 'lower keepRecentTurns or raise the budget)'));
     if (strict) throw new PrecisError('budget-exceeded', message);
     warnings.push({ type: 'compact-warning', message });
   }
