@@ -119,7 +119,8 @@ interface Stubbed {
 
 /**
  * The message with its preamble, its harness notes (between requests, or after the request), its expansion (when
- * not preserved) or itself as a demonstration or an expansion replaced by a stub; undefined when it has none.
+ * not preserved, or over its share of the budget) or itself as a demonstration or an expansion replaced by a
+ * stub; undefined when it has none.
  */
 function withStub(
   message: IdentifiedMessage,
@@ -146,7 +147,8 @@ function withStub(
 
 /**
  * The parts before the request (`requestPart`) as one stub, those after it (`expansionPart`) as another when
- * the message is not preserved or they are harness notes only, and each run of harness notes merged between
+ * the message is not preserved, they are harness notes only or they take more than `maxExpansionShare` of the
+ * budget, and each run of harness notes merged between
  * requests (`harnessParts`) as one; the request's own parts unchanged. Undefined when none applies or all are
  * stubs already.
  */
