@@ -146,6 +146,24 @@ export function typedRequest<M extends Message>(message: M): M {
 }
 
 /**
+ * `requestOnly`, and without the harness notes a repair merged among the request's parts
+ * (`metadata.harnessParts`: aider's `Add file to the chat?` between two requests, its output after one): what
+ * the request says, expansion included.
+ */
+export function requestWithoutHarnessNotes<M extends Message>(message: M): M {
+  const notes = message.metadata?.harnessParts;
+  const request = requestOnly(message);
+  if (!Array.isArray(notes) || notes.length === 0 || typeof request.content === 'string') return request;
+  // `harnessParts` counts the whole message's parts; `requestOnly` took some off the front.
+  const offset = message.content.length - request.content.length;
+  const skipped = new Set(notes.map((index) => index - offset));
+  return {
+    ...request,
+    content: (request.content as readonly Part[]).filter((_, index) => !skipped.has(index)),
+  };
+}
+
+/**
  * How many system messages open the conversation: the system prompt. A system message further on (an
  * importer's session banner, a framework's mid-run note) is conversation content like any other.
  */

@@ -17,13 +17,13 @@ import {
   isDemonstration,
   isUserRequest,
   messageText,
-  requestOnly,
+  requestWithoutHarnessNotes,
   toolCallsOf,
   toolOutputText,
   toolResultsOf,
   typedRequest,
 } from '../messages/content.js';
-import type { IdentifiedMessage, JSONValue, Part, ToolCallPart } from '../messages/types.js';
+import type { IdentifiedMessage, JSONValue, ToolCallPart } from '../messages/types.js';
 import { commandResultLines } from './command-results.js';
 import { codeNamesOf, type Declaration, declarationsOf, definitionLine, namesAny } from './definitions.js';
 import { countFacts } from './fact-count.js';
@@ -273,21 +273,8 @@ function factsOf(message: IdentifiedMessage): MessageFacts {
  */
 function proseOf(message: IdentifiedMessage): string {
   const facts = factsOf(message);
-  facts.prose ??= computeProse(withoutHarnessParts(requestOnly(message), message));
+  facts.prose ??= computeProse(requestWithoutHarnessNotes(message));
   return facts.prose;
-}
-
-/** `request` (`requestOnly(message)`) without the parts `message.metadata.harnessParts` names. */
-function withoutHarnessParts(request: IdentifiedMessage, message: IdentifiedMessage): IdentifiedMessage {
-  const harness = message.metadata?.harnessParts;
-  if (!Array.isArray(harness) || harness.length === 0 || typeof request.content === 'string') return request;
-  // The indexes count the whole message's parts; `requestOnly` took some off the front.
-  const offset = (message.content as readonly Part[]).length - request.content.length;
-  const notes = new Set(harness.map((index) => index - offset));
-  return {
-    ...request,
-    content: request.content.filter((_, index) => !notes.has(index)),
-  } as IdentifiedMessage;
 }
 
 function typedProseOf(message: IdentifiedMessage): string {
@@ -731,8 +718,8 @@ const placeholderLine = /^[\s|`'"*_:,.()[\]-]*(?:undefined|null|None|nil|NaN)[\s
 
 function linesOfMessage(message: IdentifiedMessage): string[] {
   const lines: string[] = [];
-  // Split at \n alone: trimming drops the \r of a \r\n.
   // A test run's set-up header (platform, plugins, versions) is the same every run: not worth an excerpt.
+  // Split at \n alone: trimming drops the \r of a \r\n.
   for (const text of textsOfMessage(message, true))
     for (const line of withoutTestRunHeaders(text).split('\n')) {
       const trimmed = line.trim();
