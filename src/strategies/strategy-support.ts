@@ -70,6 +70,13 @@ export function checkCount(option: string, value: unknown): number {
   return value;
 }
 
+/** @throws InvalidArgumentError naming `option` unless `value` is a share: a number above 0 and at most 1 */
+export function checkShare(option: string, value: unknown): number {
+  if (!(typeof value === 'number' && value > 0 && value <= 1))
+    throw new InvalidArgumentError(option, `expected a number in (0, 1], got ${describeValue(value)}`);
+  return value;
+}
+
 /** @throws InvalidArgumentError naming `option` unless `value` is a positive integer */
 export function checkPositive(option: string, value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value <= 0)

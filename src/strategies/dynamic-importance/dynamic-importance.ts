@@ -23,6 +23,7 @@ import type {
 } from '../strategy.js';
 import {
   archivedSpanText,
+  checkShare,
   checkStrategyInput,
   type MessageGroup,
   markerMessage,
@@ -130,11 +131,7 @@ export function dynamicImportance(options: DynamicImportanceOptions = {}): Strat
   } = options;
   if (goal !== undefined && typeof goal !== 'string')
     throw new InvalidArgumentError('goal', `expected a string, got ${describeValue(goal)}`);
-  if (!(typeof keepRatio === 'number' && keepRatio > 0 && keepRatio <= 1))
-    throw new InvalidArgumentError(
-      'keepRatio',
-      `expected a number in (0, 1], got ${describeValue(keepRatio)}`,
-    );
+  checkShare('keepRatio', keepRatio);
   if (!(typeof minTokens === 'number' && Number.isInteger(minTokens) && minTokens >= 0))
     throw new InvalidArgumentError(
       'minTokens',

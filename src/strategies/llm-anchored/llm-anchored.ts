@@ -30,7 +30,7 @@ import {
   usableWindow,
 } from '../llm-support.js';
 import type { AsyncStrategy, AsyncStrategyContext, StrategyAction, StrategyResult } from '../strategy.js';
-import { checkStrategyInput, strategyWarning } from '../strategy-support.js';
+import { checkShare, checkStrategyInput, strategyWarning } from '../strategy-support.js';
 import {
   type AnchoredSections,
   buildAnchoredSectionsPrompt,
@@ -295,14 +295,7 @@ function ledgerLines(record: AnchoredSummary): string[] {
 
 function checkFoldOptions(options: FoldIntoSummaryOptions): void {
   const { maxSummaryShare, maxIntentChars } = options;
-  if (
-    maxSummaryShare !== undefined &&
-    !(typeof maxSummaryShare === 'number' && maxSummaryShare > 0 && maxSummaryShare <= 1)
-  )
-    throw new InvalidArgumentError(
-      'maxSummaryShare',
-      `expected a number in (0, 1], got ${describeValue(maxSummaryShare)}`,
-    );
+  if (maxSummaryShare !== undefined) checkShare('maxSummaryShare', maxSummaryShare);
   if (
     maxIntentChars !== undefined &&
     !(typeof maxIntentChars === 'number' && Number.isInteger(maxIntentChars) && maxIntentChars > 0)

@@ -1,10 +1,8 @@
 import { archiveHandle } from '../../archive/archive-store.js';
-import { InvalidArgumentError } from '../../errors/index.js';
-import { describeValue } from '../../internal/json-shapes.js';
 import { isDemonstration, isExpansion } from '../../messages/content.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { checkCount, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
+import { checkCount, checkShare, checkStrategyInput, rewriteOldestFirst } from '../strategy-support.js';
 
 const strategyName = 'stub-demonstrations';
 
@@ -35,11 +33,7 @@ const strategyName = 'stub-demonstrations';
 export function stubDemonstrations(options: StubDemonstrationsOptions = {}): Strategy {
   const { minTokens = 50, maxExpansionShare = 0.2 } = options;
   checkCount('minTokens', minTokens);
-  if (!(typeof maxExpansionShare === 'number' && maxExpansionShare > 0 && maxExpansionShare <= 1))
-    throw new InvalidArgumentError(
-      'maxExpansionShare',
-      `expected a number in (0, 1], got ${describeValue(maxExpansionShare)}`,
-    );
+  checkShare('maxExpansionShare', maxExpansionShare);
   return {
     name: strategyName,
     archivesRequestPreambles: true,
