@@ -204,7 +204,10 @@ function cleanErrorLine(raw: string, maxChars: number): string {
   return line;
 }
 
-/** The dedup key of an error: numbers, hex addresses, hex ids (a request id, a hash) and whitespace runs folded, case ignored. */
+/**
+ * The dedup key of an error: numbers, hex addresses, hex ids (a request id, a hash) and whitespace runs folded,
+ * case ignored.
+ */
 export function normaliseError(message: string): string {
   return message
     .replace(/0x[0-9a-fA-F]+/g, '0x_')

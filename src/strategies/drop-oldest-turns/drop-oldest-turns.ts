@@ -360,11 +360,11 @@ function planSpans(
     // Keep the span's oldest groups until a marker fits between its neighbours. Once a marker or summary is
     // above (it names the earlier spans), a step is not kept only to make room for another marker message
     // when a neighbour can carry the marker text: keeping steps can leave a feasible budget unmet.
-    let role = markerRole(output.at(-1), messages[groups[spanEnd]?.start ?? messages.length]);
+    const next = messages[groups[spanEnd]?.start ?? messages.length];
+    let role = markerRole(output.at(-1), next);
     const markerAbove = output.some(isMarker);
     while (role === undefined && spanStart < spanEnd - 1) {
       const oldest = messages[groups[spanStart]!.start]!;
-      const next = messages[groups[spanEnd]?.start ?? messages.length];
       if (
         markerAbove &&
         oldest.role !== 'user' &&
