@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { InvalidArgumentError } from '../errors/index.js';
 import { stableKey } from '../internal/stable-key.js';
 import type { JSONValue, Message } from '../messages/types.js';
 
@@ -10,9 +11,12 @@ import type { JSONValue, Message } from '../messages/types.js';
 export interface ArchiveEntry {
   /** `h-` + a content hash: the same original always gets the same handle. */
   handle: string;
-  /** What was archived: whole messages, one tool output, a text span. */
-  kind: 'messages' | 'tool-output' | 'text';
-  /** The original, byte-identical once serialised. */
+  /**
+   * What was archived: whole messages, one tool output, a text span, or an index: the handles of several
+   * archived originals (a summary's folded spans and the outputs stubbed inside them), so one handle reaches all.
+   */
+  kind: 'messages' | 'tool-output' | 'text' | 'index';
+  /** The original, byte-identical once serialised; an index's handles, oldest first. */
   content: JSONValue | Message[];
   /** Ids of the messages it came from. */
   messageIds: string[];
@@ -135,11 +139,55 @@ export function mergedMessageIds(known: readonly string[], added: readonly strin
   return merged.length === known.length ? undefined : merged;
 }
 
+/**
+ * The one handle that reaches all of `handles`: the handle itself when there is one, otherwise that of an index
+ * entry listing them, which is stored (`undefined` when there are none).
+ */
+export function putIndex(
+  archive: ArchiveStore,
+  handles: readonly string[],
+  from: Pick<ArchiveEntry, 'messageIds' | 'strategy'>,
+): string | undefined {
+  if (handles.length <= 1) return handles[0];
+  return archive.put({ kind: 'index', content: [...handles], ...from });
+}
+
+/**
+ * Checks an entry's kind, and that an index lists handles.
+ * @throws {InvalidArgumentError} naming `kind` or `content`.
+ */
+export function checkEntryShape(entry: Pick<ArchiveEntry, 'kind' | 'content'>): void {
+  const { kind, content } = entry;
+  if (!(archiveKinds as readonly unknown[]).includes(kind)) {
+    throw new InvalidArgumentError('kind', `must be one of ${archiveKinds.join(', ')}, got ${String(kind)}`);
+  }
+  if (kind !== 'index') return;
+  const single = new RegExp(`^${handlePattern.source}$`);
+  if (
+    !Array.isArray(content) ||
+    content.length === 0 ||
+    !content.every((item) => typeof item === 'string' && single.test(item))
+  ) {
+    throw new InvalidArgumentError(
+      'content',
+      'of an index must be a non-empty array of handles ("h-" and 20 hex digits)',
+    );
+  }
+}
+
+export const archiveKinds = [
+  'messages',
+  'tool-output',
+  'text',
+  'index',
+] as const satisfies readonly ArchiveEntry['kind'][];
+
 /** An in-memory archive for library use and tests. */
 export function createMemoryArchive(): ArchiveStore & { readonly size: number } {
   const entries = new Map<string, ArchiveEntry>();
   return {
     put(entry) {
+      checkEntryShape(entry);
       const handle = archiveHandle(entry.kind, entry.content);
       const known = entries.get(handle);
       if (known === undefined) entries.set(handle, { ...entry, messageIds: [...entry.messageIds], handle });

@@ -15,7 +15,7 @@ import {
   toolResult,
   userMessage,
 } from '../testing/index.js';
-import { type ArchiveStore, createMemoryArchive } from './archive-store.js';
+import { type ArchiveStore, createMemoryArchive, putIndex } from './archive-store.js';
 import { executeExpandTool, expand, expandTool, formatArchiveEntry } from './expand.js';
 import { createSqliteArchive } from './sqlite-archive.js';
 
@@ -108,7 +108,10 @@ describe('expandTool', () => {
       description: expandTool.description,
       inputSchema: {
         type: 'object',
-        properties: { handle: { type: 'string', description: expect.stringContaining('h-') } },
+        properties: {
+          handle: { type: 'string', description: expect.stringContaining('h-') },
+          page: { type: 'integer', minimum: 1, description: expect.stringContaining('page') },
+        },
         required: ['handle'],
         additionalProperties: false,
       },
@@ -234,6 +237,109 @@ describe('executeExpandTool', () => {
     });
   });
 
+  it('lists what an index names, with kind, source, size and first line, so one handle reaches them all', () => {
+    const { archive, messagesHandle, outputHandle, textHandle } = archiveWithSamples();
+    const index = putIndex(archive, [messagesHandle, outputHandle, unknownHandle, textHandle], {
+      messageIds: ['summary-1'],
+      strategy: 'fold-into-summary',
+    })!;
+    const sizes = [messagesHandle, outputHandle, textHandle].map((handle) =>
+      formatArchiveEntry(archive.get(handle)!)
+        .split('\n\n')
+        .slice(1)
+        .join('\n\n')
+        .length.toLocaleString('en-US'),
+    );
+    expect(executeExpandTool(archive, { handle: index })).toBe(
+      [
+        `Archived index ${index} (fold-into-summary from summary-1):`,
+        '',
+        '4 archived originals; expand any by its handle:',
+        `- ${messagesHandle}: 5 messages of m0, m1 (drop), ${sizes[0]} characters — You are a coding agent.`,
+        `- ${outputHandle}: tool output of m3 (stub-tool-outputs), ${sizes[1]} characters — {"exitCode":1,"stderr":"FAIL test/retry.test.ts"}`,
+        `- ${unknownHandle} (not in this archive)`,
+        `- ${textHandle}: text of m2 (prose), ${sizes[2]} characters — The long original prose.`,
+      ].join('\n'),
+    );
+    // Without the archive to look in, the handles alone.
+    expect(formatArchiveEntry(archive.get(index)!)).toContain(`\n- ${outputHandle}\n- ${unknownHandle}\n`);
+  });
+
+  it('pages a long original: pages join back to the whole, each says where it is and how to go on', () => {
+    const { archive, messagesHandle } = archiveWithSamples();
+    const whole = executeExpandTool(archive, { handle: messagesHandle });
+    expect(executeExpandTool(archive, { handle: messagesHandle }, { pageChars: whole.length })).toBe(whole);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 200 }), (pageChars) => {
+        const first = executeExpandTool(archive, { handle: messagesHandle }, { pageChars });
+        const count = Number(/page 1 of (\d+)/.exec(first)?.[1]);
+        expect(count).toBeGreaterThan(1);
+        let joined = '';
+        for (let page = 1; page <= count; page++) {
+          const text = executeExpandTool(archive, { handle: messagesHandle, page }, { pageChars });
+          const lines = text.split('\n');
+          if (page > 1)
+            expect(lines.shift()).toBe(`[${messagesHandle}, page ${page} of ${count}, continued]`);
+          const footer = lines.pop();
+          expect(footer).toBe(
+            page === count
+              ? `[${messagesHandle}, page ${page} of ${count}: the end]`
+              : `[${messagesHandle}, page ${page} of ${count}; for more call expand_context with {"handle": "${messagesHandle}", "page": ${page + 1}}]`,
+          );
+          const body = lines.join('\n');
+          expect(body.length).toBeLessThanOrEqual(pageChars);
+          joined += body;
+        }
+        expect(joined).toBe(whole);
+        const beyond = executeExpandTool(archive, { handle: messagesHandle, page: count + 1 }, { pageChars });
+        expect(beyond).toBe(
+          `Error: ${messagesHandle} has ${count} pages; ask for a page from 1 to ${count}.`,
+        );
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('never splits a surrogate pair across pages', () => {
+    const archive = createMemoryArchive();
+    const handle = archive.put({ kind: 'text', content: '🧪'.repeat(50), messageIds: [], strategy: 's' });
+    const lone = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+    for (const pageChars of [1, 25, 26, 27]) {
+      for (let page = 1; page <= 8; page++) {
+        const text = executeExpandTool(archive, { handle, page }, { pageChars });
+        expect(text).not.toMatch(lone);
+      }
+    }
+  });
+
+  it('answers a page that is not a whole number from 1 with an error message; takes one written as text', () => {
+    const { archive, textHandle } = archiveWithSamples();
+    for (const page of [0, -1, 1.5, 'two', true]) {
+      expect(executeExpandTool(archive, { handle: textHandle, page })).toMatch(
+        /^Error: "page" must be a whole number/,
+      );
+    }
+    expect(executeExpandTool(archive, { handle: textHandle, page: 2 })).toBe(
+      `Error: ${textHandle} is one page long; ask for page 1 or leave "page" out.`,
+    );
+    const whole = executeExpandTool(archive, { handle: textHandle });
+    expect(executeExpandTool(archive, { handle: textHandle, page: '1' })).toBe(whole);
+    expect(executeExpandTool(archive, JSON.stringify({ handle: textHandle, page: 1 }))).toBe(whole);
+    expect(executeExpandTool(archive, { handle: textHandle, page: null })).toBe(whole);
+    for (const pageChars of [0, 2.5, Number.NaN]) {
+      const error = (() => {
+        try {
+          executeExpandTool(archive, { handle: textHandle }, { pageChars });
+        } catch (caught) {
+          return caught;
+        }
+      })();
+      expect(isPrecisError(error) && error.code === 'invalid-argument' && error.message).toContain(
+        'pageChars',
+      );
+    }
+  });
+
   it('lets errors that are not precis errors through', () => {
     const broken: ArchiveStore = {
       put: () => 'h-x',
@@ -255,7 +361,7 @@ describe('executeExpandTool', () => {
           messageIds: [],
           strategy: 's',
         });
-        const text = executeExpandTool(archive, { handle });
+        const text = executeExpandTool(archive, { handle }, { pageChars: Number.MAX_SAFE_INTEGER });
         for (const message of conversation) {
           expect(text).toContain(`[${message.role}`);
           if (typeof message.content === 'string') {

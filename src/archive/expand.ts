@@ -27,7 +27,9 @@ export const expandTool = {
     'says "archived: h-…" (a handle: "h-" followed by 20 hex characters). Call this tool with that handle ' +
     'when you need details the stub or summary left out — exact file contents, complete command output or ' +
     'error messages, earlier instructions or decisions — instead of guessing or re-running the command. ' +
-    'It returns the original text exactly as it was. Only handles that appear in the conversation exist.',
+    'It returns the original text exactly as it was, in pages when it is long (the reply says how to ask for ' +
+    "the next page). A summary's handle lists what it archived, each with its own handle and a first line. " +
+    'Only handles that appear in the conversation exist.',
   inputSchema: {
     type: 'object',
     properties: {
@@ -35,19 +37,39 @@ export const expandTool = {
         type: 'string',
         description: 'The handle from the stub, e.g. "h-0123456789abcdef0123".',
       },
+      page: {
+        type: 'integer',
+        minimum: 1,
+        description: 'Which page of a long original to return; 1 (the default) is the start.',
+      },
     },
     required: ['handle'],
     additionalProperties: false,
   },
 } satisfies ToolDefinition;
 
+export interface ExpandToolOptions {
+  /**
+   * Most characters one reply holds (about 4 per token); a longer original comes in pages, split at line ends
+   * where one is near. @default 20000
+   */
+  pageChars?: number;
+}
+
 /**
  * Runs a call of `expandTool`: the original as text the model can read, or, for a missing or unknown handle
  * or an unreadable archive, an error message the model can act on (never a throw: agents call this).
  * Accepts the parsed arguments, their JSON text, or a bare handle; a handle quoted inside other text is found.
  */
-export function executeExpandTool(archive: ArchiveStore, input: unknown): string {
-  const requested = requestedHandle(input);
+export function executeExpandTool(
+  archive: ArchiveStore,
+  input: unknown,
+  options: ExpandToolOptions = {},
+): string {
+  checkExpandToolOptions(options);
+  const { pageChars = 20_000 } = options;
+  const args = toolArguments(input);
+  const requested = requestedHandle(input, args);
   if (requested === undefined) {
     return 'Error: expand_context needs a handle, e.g. {"handle": "h-0123456789abcdef0123"}. Copy it from a stub that says "archived: h-…".';
   }
@@ -70,19 +92,89 @@ export function executeExpandTool(archive: ArchiveStore, input: unknown): string
       'characters and appear in stubs as "archived: h-…"; copy one exactly from the conversation.'
     );
   }
-  return formatArchiveEntry(entry);
+  const page = requestedPage(args);
+  if (page === undefined)
+    return 'Error: "page" must be a whole number from 1, e.g. {"handle": "h-…", "page": 2}.';
+  let text: string;
+  try {
+    text = formatArchiveEntry(entry, archive);
+  } catch (error) {
+    if (!PrecisError.isInstance(error)) throw error;
+    return `Error: the archive could not be read (${error.message}). The original of ${handle} is not available right now.`;
+  }
+  return pageOf(text, handle, page, pageChars);
 }
 
-function requestedHandle(input: unknown): string | undefined {
-  let value = input;
-  if (typeof input === 'string' && input.trim().startsWith('{')) {
-    try {
-      value = JSON.parse(input) as unknown;
-    } catch {
-      // Truncated arguments may still name a handle; otherwise there is nothing to look up.
-      return new RegExp(handlePattern.source).test(input) ? input.trim() : undefined;
-    }
+/** @throws {InvalidArgumentError} naming `pageChars` when it is not a positive integer. */
+export function checkExpandToolOptions(options: ExpandToolOptions): void {
+  const { pageChars } = options;
+  if (pageChars !== undefined && (!Number.isInteger(pageChars) || pageChars < 1))
+    throw new InvalidArgumentError('pageChars', `must be a positive integer, got ${String(pageChars)}`);
+}
+
+/** The page asked for: 1 when none is, undefined when what is given is not a positive whole number. */
+function requestedPage(args: unknown): number | undefined {
+  if (typeof args !== 'object' || args === null || !('page' in args)) return 1;
+  const page = typeof args.page === 'string' && /^\s*\d+\s*$/.test(args.page) ? Number(args.page) : args.page;
+  if (page === undefined || page === null) return 1;
+  return typeof page === 'number' && Number.isInteger(page) && page >= 1 ? page : undefined;
+}
+
+/**
+ * Page `page` of `text` in pages of at most `pageChars` characters: the text itself when it fits one. Each page
+ * ends at a line end when there is one in its second half, and never inside a surrogate pair. A line after the
+ * page says where it is and how to ask for the next; one before it (from page 2) that it continues.
+ */
+function pageOf(text: string, handle: string, page: number, pageChars: number): string {
+  if (text.length <= pageChars) {
+    return page === 1 ? text : `Error: ${handle} is one page long; ask for page 1 or leave "page" out.`;
   }
+  const starts = pageStarts(text, pageChars);
+  const count = starts.length;
+  if (page > count) return `Error: ${handle} has ${count} pages; ask for a page from 1 to ${count}.`;
+  const body = text.slice(starts[page - 1], starts[page] ?? text.length);
+  const before = page === 1 ? '' : `[${handle}, page ${page} of ${count}, continued]\n`;
+  const after =
+    page === count
+      ? `\n[${handle}, page ${page} of ${count}: the end]`
+      : `\n[${handle}, page ${page} of ${count}; for more call expand_context with {"handle": "${handle}", "page": ${page + 1}}]`;
+  return `${before}${body}${after}`;
+}
+
+function pageStarts(text: string, pageChars: number): number[] {
+  const starts = [0];
+  let start = 0;
+  while (text.length - start > pageChars) {
+    let end = start + pageChars;
+    const lineEnd = text.lastIndexOf('\n', end - 1);
+    if (lineEnd >= start + pageChars / 2) end = lineEnd + 1;
+    // A pair is not split: the page ends before it, or (a page of one character) after it.
+    else if (isLowSurrogate(text.charCodeAt(end))) end = end - 1 > start ? end - 1 : end + 1;
+    starts.push(end);
+    start = end;
+  }
+  return starts;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
+}
+
+/** The call's arguments: JSON text parsed, anything else as given; undefined for JSON text that does not parse. */
+function toolArguments(input: unknown): unknown {
+  if (typeof input !== 'string' || !input.trim().startsWith('{')) return input;
+  try {
+    return JSON.parse(input) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function requestedHandle(input: unknown, args: unknown): string | undefined {
+  // Truncated JSON arguments may still name a handle; otherwise there is nothing to look up.
+  if (args === undefined && typeof input === 'string')
+    return new RegExp(handlePattern.source).test(input) ? input.trim() : undefined;
+  let value = args;
   if (typeof value === 'object' && value !== null && 'handle' in value) value = value.handle;
   if (typeof value !== 'string' || value.trim() === '') return undefined;
   return value.trim();
@@ -92,15 +184,17 @@ function requestedHandle(input: unknown): string | undefined {
  * An archived entry as plain text: messages as role-labelled blocks with their text, tool calls and tool
  * outputs; a tool output as its text; text as itself. Images and files are described, not dumped.
  */
-export function formatArchiveEntry(entry: ArchiveEntry): string {
+export function formatArchiveEntry(entry: ArchiveEntry, archive?: ArchiveStore): string {
   const from = entry.messageIds.length === 0 ? '' : ` from ${entry.messageIds.join(', ')}`;
   const header = `Archived ${entry.kind} ${entry.handle} (${entry.strategy}${from}):`;
-  return `${header}\n\n${formatContent(entry)}`;
+  return `${header}\n\n${formatContent(entry, archive)}`;
 }
 
-function formatContent(entry: ArchiveEntry): string {
+function formatContent(entry: ArchiveEntry, archive?: ArchiveStore): string {
   const { content } = entry;
   switch (entry.kind) {
+    case 'index':
+      return formatIndex(content, archive);
     case 'messages':
       return Array.isArray(content) && content.every(isMessageLike)
         ? (content as Message[]).map(formatMessage).join('\n\n')
@@ -188,6 +282,55 @@ function isToolResultOutput(value: unknown): value is ToolResultOutput {
   if (value.type === 'text' || value.type === 'error-text') return typeof value.value === 'string';
   if (value.type === 'content') return Array.isArray(value.value);
   return true;
+}
+
+/**
+ * An index as one line per handle: what it is, where from, its size and its first line, so the reader can pick
+ * what to expand. Without the archive (or for a handle it lacks), only the handle.
+ */
+function formatIndex(content: ArchiveEntry['content'], archive: ArchiveStore | undefined): string {
+  const handles = Array.isArray(content) ? content.filter((item) => typeof item === 'string') : [];
+  const lines = handles.map((handle) => {
+    const entry = archive?.get(handle);
+    if (entry === undefined) return `- ${handle}${archive === undefined ? '' : ' (not in this archive)'}`;
+    const text = formatContent(entry, archive);
+    const first = firstLine(text);
+    return `- ${handle}: ${describeEntry(entry)}, ${text.length.toLocaleString('en-US')} characters${first === '' ? '' : ` — ${first}`}`;
+  });
+  const intro = `${handles.length} archived ${handles.length === 1 ? 'original' : 'originals'}`;
+  return [`${intro}; expand any by its handle:`, ...lines].join('\n');
+}
+
+function describeEntry(entry: ArchiveEntry): string {
+  const { kind, content, messageIds, strategy } = entry;
+  const from =
+    messageIds.length === 0
+      ? ''
+      : messageIds.length <= 2
+        ? ` of ${messageIds.join(', ')}`
+        : ` of ${messageIds[0]} … ${messageIds[messageIds.length - 1]}`;
+  switch (kind) {
+    case 'messages': {
+      const count = Array.isArray(content) ? content.length : 0;
+      return `${count} ${count === 1 ? 'message' : 'messages'}${from} (${strategy})`;
+    }
+    case 'tool-output':
+      return `tool output${from} (${strategy})`;
+    case 'text':
+      return `text${from} (${strategy})`;
+    case 'index':
+      return `index of ${Array.isArray(content) ? content.length : 0} (${strategy})`;
+  }
+}
+
+/** The first line with a letter or digit, whitespace collapsed, cut to 100 characters. */
+function firstLine(text: string): string {
+  const line = text
+    .split('\n')
+    .find((candidate) => /[\p{L}\p{N}]/u.test(candidate) && !/^\[\w+( \S+)?\]$/.test(candidate.trim()));
+  if (line === undefined) return '';
+  const flat = line.replace(/\s+/g, ' ').trim();
+  return flat.length <= 100 ? flat : `${flat.slice(0, 99)}…`;
 }
 
 function formatJson(value: unknown): string {

@@ -1,5 +1,19 @@
-export { type ArchiveEntry, type ArchiveStore, archiveHandle, createMemoryArchive } from './archive-store.js';
-export { executeExpandTool, expand, expandTool, formatArchiveEntry } from './expand.js';
+export {
+  type ArchiveEntry,
+  type ArchiveStore,
+  archiveHandle,
+  archiveKinds,
+  createMemoryArchive,
+  putIndex,
+} from './archive-store.js';
+export {
+  checkExpandToolOptions,
+  type ExpandToolOptions,
+  executeExpandTool,
+  expand,
+  expandTool,
+  formatArchiveEntry,
+} from './expand.js';
 export {
   type ArchiveEntrySummary,
   type ArchiveListOptions,

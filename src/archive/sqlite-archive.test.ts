@@ -19,7 +19,13 @@ import {
   toolResult,
   userMessage,
 } from '../testing/index.js';
-import { type ArchiveEntry, type ArchiveStore, archiveHandle, createMemoryArchive } from './archive-store.js';
+import {
+  type ArchiveEntry,
+  type ArchiveStore,
+  archiveHandle,
+  createMemoryArchive,
+  putIndex,
+} from './archive-store.js';
 import { createSqliteArchive, type SqliteArchive } from './sqlite-archive.js';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
@@ -236,7 +242,7 @@ describe('createSqliteArchive', () => {
     try {
       expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
       expect(raw.pragma('application_id', { simple: true })).toBe(0x50524353);
-      expect(raw.prepare('SELECT version FROM precis_schema').pluck().all()).toEqual([1]);
+      expect(raw.prepare('SELECT version FROM precis_schema').pluck().all()).toEqual([1, 2]);
     } finally {
       raw.close();
     }
@@ -269,6 +275,9 @@ describe('createSqliteArchive', () => {
       { kind: 'text', content: 'x', messageIds: [], strategy: 7 },
       { kind: 'text', content: undefined, messageIds: [], strategy: 's' },
       { kind: 'text', content: circular, messageIds: [], strategy: 's' },
+      { kind: 'index', content: [], messageIds: [], strategy: 's' },
+      { kind: 'index', content: ['h-0123'], messageIds: [], strategy: 's' },
+      { kind: 'index', content: 'h-0123456789abcdef0123', messageIds: [], strategy: 's' },
     ];
     for (const entry of bad) {
       expect(caught(() => archive.put(entry as ArchiveEntry)).code).toBe('invalid-argument');
@@ -310,6 +319,57 @@ describe('createSqliteArchive', () => {
       createdAt: '2025-01-01T00:00:01.000Z',
       sizeBytes: 3,
     });
+  });
+
+  it('migrates a version 1 file to index entries, keeping its rows, their order and its readers', () => {
+    const path = join(directory, 'archive.db');
+    // A file as precis wrote it before index entries: the version 1 schema with two rows.
+    const raw = new Database(path);
+    raw.pragma('application_id = 1347568467');
+    raw.exec(`CREATE TABLE precis_schema (version INTEGER PRIMARY KEY NOT NULL, applied_at TEXT NOT NULL);
+      INSERT INTO precis_schema VALUES (1, '2025-01-01T00:00:00.000Z');
+      CREATE TABLE archive_entries (
+        handle TEXT PRIMARY KEY NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('messages', 'tool-output', 'text')),
+        strategy TEXT NOT NULL, message_ids TEXT NOT NULL, content TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL, created_at TEXT NOT NULL);
+      CREATE INDEX archive_entries_created_at ON archive_entries (created_at);`);
+    const old = [archiveHandle('text', 'b'), archiveHandle('text', 'a')];
+    const insert = raw.prepare('INSERT INTO archive_entries VALUES (?, ?, ?, ?, ?, ?, ?)');
+    insert.run(old[0], 'text', 'prose', '["m2"]', '"b"', 3, '2025-01-01T00:00:00.000Z');
+    insert.run(old[1], 'text', 'prose', '["m1"]', '"a"', 3, '2025-01-01T00:00:00.000Z');
+    expect(() => insert.run('h-x', 'index', 's', '[]', '[]', 2, 'now')).toThrow(/CHECK/);
+    raw.close();
+
+    // Read-only opening leaves it at version 1 and reads it.
+    const reader = open({ readonly: true });
+    expect(reader.get(old[1]!)?.content).toBe('a');
+    reader.close();
+    const archive = open();
+    expect(archive.list().map((entry) => entry.handle)).toEqual(old);
+    const index = archive.put({ kind: 'index', content: old, messageIds: ['s1'], strategy: 'fold' });
+    expect(archive.get(index)).toEqual({
+      handle: index,
+      kind: 'index',
+      content: old,
+      messageIds: ['s1'],
+      strategy: 'fold',
+    });
+    expect(archive.list({ kind: 'index' }).map((entry) => entry.handle)).toEqual([index]);
+    archive.close();
+    const after = new Database(path, { readonly: true });
+    try {
+      expect(after.prepare('SELECT version FROM precis_schema').pluck().all()).toEqual([1, 2]);
+      expect(after.pragma('integrity_check', { simple: true })).toBe('ok');
+      expect(
+        after
+          .prepare("SELECT count(*) FROM sqlite_schema WHERE name = 'archive_entries_created_at'")
+          .pluck()
+          .get(),
+      ).toBe(1);
+    } finally {
+      after.close();
+    }
   });
 
   describe('read-only mode', () => {
@@ -547,7 +607,7 @@ console.log(JSON.stringify({ loadedBefore, loadedAfter: driverLoaded() }));
         );
         const raw = new Database(path, { readonly: true });
         expect(raw.pragma('integrity_check', { simple: true })).toBe('ok');
-        expect(raw.prepare('SELECT version FROM precis_schema').pluck().all()).toEqual([1]);
+        expect(raw.prepare('SELECT version FROM precis_schema').pluck().all()).toEqual([1, 2]);
         raw.close();
       });
     });
@@ -572,6 +632,20 @@ describe('both stores', () => {
   });
 
   const kinds = fc.constantFrom<ArchiveEntry['kind']>('messages', 'tool-output', 'text');
+
+  it('an index of one handle is that handle; of several, a stored entry listing them', () => {
+    for (const [name, store] of stores) {
+      const a = store().put({ kind: 'text', content: `${name} a`, messageIds: ['m1'], strategy: 's' });
+      const b = store().put({ kind: 'text', content: `${name} b`, messageIds: ['m2'], strategy: 's' });
+      const from = { messageIds: ['summary-1'], strategy: 'fold' };
+      expect(putIndex(store(), [], from)).toBeUndefined();
+      expect(putIndex(store(), [a], from)).toBe(a);
+      const index = putIndex(store(), [a, b], from)!;
+      expect(index).toBe(archiveHandle('index', [a, b]));
+      expect(store().get(index)?.content, name).toEqual([a, b]);
+      expect(putIndex(store(), [b, a], from)).not.toBe(index);
+    }
+  });
   const metadata = { messageIds: fc.array(fc.string(), { maxLength: 3 }), strategy: fc.string() };
 
   it('get(put(x)).content deep-equals x for arbitrary JSON content', () => {

@@ -4,7 +4,13 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
-import { type ArchiveEntry, type ArchiveStore, archiveHandle, mergedMessageIds } from './archive-store.js';
+import {
+  type ArchiveEntry,
+  type ArchiveStore,
+  archiveHandle,
+  checkEntryShape,
+  mergedMessageIds,
+} from './archive-store.js';
 
 export interface SqliteArchiveOptions {
   /** The database file. Its parent directory is created when missing (not in read-only mode). */
@@ -92,10 +98,29 @@ const migrations: readonly Migration[] = [
       'CREATE INDEX archive_entries_created_at ON archive_entries (created_at)',
     ],
   },
+  {
+    // Index entries (one handle for a summary's spans). SQLite cannot change a CHECK constraint in place: the
+    // table is copied into one with the new constraint, rowids kept (listing orders by them).
+    version: 2,
+    statements: [
+      `CREATE TABLE archive_entries_v2 (
+        handle TEXT PRIMARY KEY NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('messages', 'tool-output', 'text', 'index')),
+        strategy TEXT NOT NULL,
+        message_ids TEXT NOT NULL,
+        content TEXT NOT NULL,
+        size_bytes INTEGER NOT NULL,
+        created_at TEXT NOT NULL
+      )`,
+      `INSERT INTO archive_entries_v2 (rowid, handle, kind, strategy, message_ids, content, size_bytes, created_at)
+       SELECT rowid, handle, kind, strategy, message_ids, content, size_bytes, created_at FROM archive_entries`,
+      'DROP TABLE archive_entries',
+      'ALTER TABLE archive_entries_v2 RENAME TO archive_entries',
+      'CREATE INDEX archive_entries_created_at ON archive_entries (created_at)',
+    ],
+  },
 ];
 const latestVersion = migrations.reduce((latest, migration) => Math.max(latest, migration.version), 0);
-
-const archiveKinds = ['messages', 'tool-output', 'text'] as const satisfies readonly ArchiveEntry['kind'][];
 
 type Driver = typeof BetterSqlite3;
 type Database = BetterSqlite3.Database;
@@ -168,12 +193,7 @@ export function createSqliteArchive(options: SqliteArchiveOptions): SqliteArchiv
     path,
     put(entry) {
       const { kind, strategy, messageIds, content } = entry;
-      if (!(archiveKinds as readonly unknown[]).includes(kind)) {
-        throw new InvalidArgumentError(
-          'kind',
-          `must be one of ${archiveKinds.join(', ')}, got ${String(kind)}`,
-        );
-      }
+      checkEntryShape(entry);
       if (typeof strategy !== 'string') throw new InvalidArgumentError('strategy', 'must be a string');
       if (!Array.isArray(messageIds) || messageIds.some((id) => typeof id !== 'string')) {
         throw new InvalidArgumentError('messageIds', 'must be an array of strings');

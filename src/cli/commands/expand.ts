@@ -9,7 +9,7 @@ import { defaultStorePath } from './compress.js';
 /**
  * `precis expand <handle>`: prints the original that `precis compress` archived under the handle, from the
  * SQLite archive (`.precis/archive.db` in the working directory, `--store PATH`), opened read-only.
- * `--json` prints the whole archive entry as JSON.
+ * `--json` prints the whole archive entry as JSON. An index (a summary's handle) lists the originals it names.
  */
 export async function run(argv: string[], io: CliIo): Promise<number> {
   const { values, positionals } = parseOptions(argv, {
@@ -23,7 +23,9 @@ export async function run(argv: string[], io: CliIo): Promise<number> {
   try {
     const entry = expand(archive, handle);
     io.stdout(
-      values.json === true ? `${JSON.stringify(entry, null, 2)}\n` : `${formatArchiveEntry(entry)}\n`,
+      values.json === true
+        ? `${JSON.stringify(entry, null, 2)}\n`
+        : `${formatArchiveEntry(entry, archive)}\n`,
     );
   } finally {
     archive.close();

@@ -1,17 +1,21 @@
 import { jsonSchema, type Tool, tool } from 'ai';
 import type { ArchiveStore } from '../../archive/archive-store.js';
-import { executeExpandTool, expandTool } from '../../archive/expand.js';
+import { checkExpandToolOptions, executeExpandTool, expandTool } from '../../archive/expand.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { describeValue } from '../../internal/json-shapes.js';
 
 export interface CreateExpandToolOptions {
   /** The archive compaction wrote to: `precisMiddleware(...).archive` or `compactStep(...).archive`. */
   archive: ArchiveStore;
+  /** Most characters one reply holds; a longer original comes in pages. @default 20000 */
+  pageChars?: number;
 }
 
 /** The input of the expand tool. */
 export interface ExpandToolInput {
   handle: string;
+  /** Which page of a long original; 1 when left out. */
+  page?: number;
 }
 
 /**
@@ -23,10 +27,12 @@ export function createExpandTool(options: CreateExpandToolOptions): Tool<ExpandT
   const archive = options?.archive;
   if (typeof archive?.get !== 'function')
     throw new InvalidArgumentError('archive', `expected an archive store, got ${describeValue(archive)}`);
+  const pageOptions = options.pageChars === undefined ? {} : { pageChars: options.pageChars };
+  checkExpandToolOptions(pageOptions);
   return tool<ExpandToolInput, string>({
     description: expandTool.description,
     // The schema is a literal object that is valid JSON Schema 7; its inferred type is just wider.
     inputSchema: jsonSchema<ExpandToolInput>(expandTool.inputSchema as Parameters<typeof jsonSchema>[0]),
-    execute: async (input) => executeExpandTool(archive, input),
+    execute: async (input) => executeExpandTool(archive, input, pageOptions),
   });
 }

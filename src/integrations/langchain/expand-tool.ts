@@ -1,13 +1,15 @@
 import { tool } from '@langchain/core/tools';
 import type { JsonSchema7ObjectType } from '@langchain/core/utils/json_schema';
 import type { ArchiveStore } from '../../archive/archive-store.js';
-import { executeExpandTool, expandTool } from '../../archive/expand.js';
+import { checkExpandToolOptions, executeExpandTool, expandTool } from '../../archive/expand.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { describeValue } from '../../internal/json-shapes.js';
 
 export interface CreateExpandToolOptions {
   /** The archive compaction wrote to: `precisMiddleware(...).archive`. */
   archive: ArchiveStore;
+  /** Most characters one reply holds; a longer original comes in pages. @default 20000 */
+  pageChars?: number;
 }
 
 /**
@@ -19,7 +21,9 @@ export function createExpandTool(options: CreateExpandToolOptions) {
   const archive = options?.archive;
   if (typeof archive?.get !== 'function')
     throw new InvalidArgumentError('archive', `expected an archive store, got ${describeValue(archive)}`);
-  return tool(async (input) => executeExpandTool(archive, input), {
+  const pageOptions = options.pageChars === undefined ? {} : { pageChars: options.pageChars };
+  checkExpandToolOptions(pageOptions);
+  return tool(async (input) => executeExpandTool(archive, input, pageOptions), {
     name: expandTool.name,
     description: expandTool.description,
     // A literal object that is valid JSON Schema 7; its inferred type is just wider.
