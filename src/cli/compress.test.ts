@@ -39,11 +39,20 @@ describe('precis compress / expand', () => {
     expect(handles.length).toBeGreaterThan(0);
     const original = readFileSync(example, 'utf8');
     let checked = 0;
-    for (const handle of handles) {
+    let indexes = 0;
+    // The summary names an index of what it archived: the handles it lists are followed too.
+    for (let next = 0; next < handles.length; next++) {
+      const handle = handles[next]!;
       const expanded = await cli('expand', handle, '--store', store, '--json');
       expect(expanded.exitCode, expanded.stderr).toBe(0);
       const entry = JSON.parse(expanded.stdout);
       expect(entry.handle).toBe(handle);
+      if (entry.kind === 'index') {
+        indexes++;
+        for (const listed of entry.content) if (!handles.includes(listed)) handles.push(listed);
+        const listing = await cli('expand', handle, '--store', store);
+        for (const listed of entry.content) expect(listing.stdout).toContain(`\n- ${listed}: `);
+      }
       if (entry.kind === 'tool-output' && entry.content.type === 'text') {
         // Stubbed tool outputs come back byte-identical to the transcript's tool message content.
         expect(original).toContain(JSON.stringify(entry.content.value));
@@ -51,6 +60,7 @@ describe('precis compress / expand', () => {
       }
     }
     expect(checked).toBeGreaterThan(0);
+    expect(indexes).toBeGreaterThan(0);
     const text = await cli('expand', handles[0]!, '--store', store);
     expect(text.stdout).toMatch(new RegExp(`^Archived \\S+ ${handles[0]}`));
   });

@@ -1193,6 +1193,38 @@ describe('renderAnchoredSummary', () => {
       }
   });
 
+  it('names the index handle alone when given one, and lists no handles below', () => {
+    const handles = [
+      'h-0123456789abcdef0123',
+      'h-1123456789abcdef0123',
+      'h-2123456789abcdef0123',
+      'h-3123456789abcdef0123',
+    ];
+    const summary = buildAnchoredSummary(session(), { handles });
+    const listed = renderAnchoredSummary(summary);
+    expect(listed.split('\n')[0]).toBe(
+      `[precis summary of 11 earlier messages — archived: ${handles.slice(0, 3).join(', ')}, …]`,
+    );
+    expect(listed).toContain(`## Archived\n${handles.join(', ')}`);
+    const indexHandle = 'h-9999999999abcdef0123';
+    const indexed = renderAnchoredSummary(summary, { indexHandle });
+    expect(indexed.split('\n')[0]).toBe(`[precis summary of 11 earlier messages — archived: ${indexHandle}]`);
+    expect(indexed).not.toContain('## Archived');
+    for (const handle of handles) expect(indexed).not.toContain(handle);
+    // The rest is the same text, and the estimate follows the text.
+    expect(indexed.split('\n').slice(1).join('\n')).toBe(
+      listed
+        .split('\n')
+        .slice(1)
+        .join('\n')
+        .replace(/\n\n## Archived\n[\s\S]*$/, ''),
+    );
+    expect(anchoredSummaryTokens(summary, { indexHandle })).toBeLessThan(anchoredSummaryTokens(summary));
+    expect(anchoredSummaryTokensUpTo(summary, 100_000, { indexHandle })).toBe(
+      anchoredSummaryTokens(summary, { indexHandle }),
+    );
+  });
+
   it('returns only the header when nothing else fits', () => {
     const summary = buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] });
     expect(renderAnchoredSummary(summary, { maxTokens: 5 })).toBe(

@@ -16,6 +16,12 @@ export interface RenderAnchoredSummaryOptions {
    * @default no cap
    */
   maxIntentChars?: number;
+  /**
+   * The one handle the header names: that of an archived index of the record's handles, which the caller stores
+   * (archive's `putIndex`). Expanding it lists them all, so they are not listed in an `Archived` section.
+   * @default none: the header names the first three handles and the `Archived` section lists every one
+   */
+  indexHandle?: string;
 }
 
 function chunks<T>(items: readonly T[], size: number): T[][] {
@@ -102,7 +108,11 @@ const favouredFactor = 3;
 /** The `minShare` of an uncapped intent: the task only the summary holds anchors everything else. */
 const intentMinShare = 0.3;
 
-function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedSection[] {
+function sectionsOf(
+  summary: AnchoredSummary,
+  maxIntentChars: number,
+  indexHandle?: string,
+): RenderedSection[] {
   const intent = summary.intent === undefined ? undefined : capChars(summary.intent, maxIntentChars);
   const files = summary.files.map(
     (file) => `- ${codeSpan(file.path)} ${file.status}${file.detail === undefined ? '' : `: ${file.detail}`}`,
@@ -168,7 +178,7 @@ function sectionsOf(summary: AnchoredSummary, maxIntentChars: number): RenderedS
     {
       title: 'Archived',
       weight: 0.03,
-      lines: chunks(summary.handles, 8).map((group) => group.join(', ')),
+      lines: indexHandle === undefined ? chunks(summary.handles, 8).map((group) => group.join(', ')) : [],
       keep: 'first',
     },
   ];
@@ -396,7 +406,7 @@ function memoisedCounter(counter: TokenCounter): TokenCounter {
  */
 export function anchoredSummaryTokens(
   summary: AnchoredSummary,
-  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars'> = {},
+  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars' | 'indexHandle'> = {},
 ): number {
   return createAnchoredSummaryRenderer(summary, options).estimatedTokens;
 }
@@ -409,14 +419,14 @@ export function anchoredSummaryTokens(
 export function anchoredSummaryTokensUpTo(
   summary: AnchoredSummary,
   limit: number,
-  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars'> = {},
+  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars' | 'indexHandle'> = {},
 ): number {
-  const { maxIntentChars = Number.POSITIVE_INFINITY } = options;
+  const { maxIntentChars = Number.POSITIVE_INFINITY, indexHandle } = options;
   defaultCounter ??= createO200kCounter();
   const counter = memoisedCounter(options.counter ?? defaultCounter);
   // The terms of the renderer's estimate: the header, then per section its heading and each line's count and newline.
-  let total = counter.count(header(summary));
-  for (const section of sectionsOf(summary, maxIntentChars)) {
+  let total = counter.count(header(summary, indexHandle));
+  for (const section of sectionsOf(summary, maxIntentChars, indexHandle)) {
     if (total >= limit) return limit;
     if (section.lines.length === 0) continue;
     total += sectionHeadingTokens;
@@ -428,11 +438,13 @@ export function anchoredSummaryTokensUpTo(
   return Math.min(limit, total);
 }
 
-function header(summary: AnchoredSummary): string {
+function header(summary: AnchoredSummary, indexHandle: string | undefined): string {
   const archived =
-    summary.handles.length === 0
-      ? ''
-      : ` — archived: ${summary.handles.slice(0, 3).join(', ')}${summary.handles.length > 3 ? ', …' : ''}`;
+    indexHandle !== undefined
+      ? ` — archived: ${indexHandle}`
+      : summary.handles.length === 0
+        ? ''
+        : ` — archived: ${summary.handles.slice(0, 3).join(', ')}${summary.handles.length > 3 ? ', …' : ''}`;
   return `[precis summary of ${summary.messageCount} earlier ${summary.messageCount === 1 ? 'message' : 'messages'}${archived}]`;
 }
 
@@ -510,11 +522,13 @@ export function createAnchoredSummaryRenderer(
   summary: AnchoredSummary,
   options: CreateAnchoredSummaryRendererOptions = {},
 ): AnchoredSummaryRenderer {
-  const { maxIntentChars = Number.POSITIVE_INFINITY, previous } = options;
+  const { maxIntentChars = Number.POSITIVE_INFINITY, previous, indexHandle } = options;
   defaultCounter ??= createO200kCounter();
   const baseCounter = options.counter ?? defaultCounter;
   const counter = memoisedCounter(baseCounter);
-  const sections = sectionsOf(summary, maxIntentChars).filter((section) => section.lines.length > 0);
+  const sections = sectionsOf(summary, maxIntentChars, indexHandle).filter(
+    (section) => section.lines.length > 0,
+  );
   const earlier = previous === undefined ? undefined : renderedSections.get(previous);
   const reusable = earlier?.counter === baseCounter ? earlier.sections : [];
   const fitted = sections.map((section): FittedSection => {
@@ -541,7 +555,7 @@ export function createAnchoredSummaryRenderer(
     };
   });
   const shared = sharedCores(fitted);
-  const headerText = header(summary);
+  const headerText = header(summary, indexHandle);
   const headerTokens = counter.count(headerText);
   // The default counter is exact o200k: a text is counted from its lines' counts, which fitting has mostly.
   const countText = (entry: BuiltText) => {

@@ -128,12 +128,18 @@ describe('precisMiddleware', () => {
     expect(lastText).not.toContain(fileContents('src/module-0.ts').split('\n')[5]);
     const handles = [...new Set(lastText.match(/h-[0-9a-f]{20}/g) ?? [])];
     expect(handles.length).toBeGreaterThan(0);
-    const expanded = await Promise.all(
-      handles.map((handle) =>
-        precis.tools.expand_context.execute!({ handle }, { toolCallId: 'expand', messages: [] }),
-      ),
-    );
-    expect(expanded.join('\n')).toContain(fileContents('src/module-0.ts').split('\n')[5]);
+    const expand = (handle: string) =>
+      precis.tools.expand_context.execute!(
+        { handle },
+        { toolCallId: 'expand', messages: [] },
+      ) as Promise<string>;
+    const expanded = await Promise.all(handles.map(expand));
+    // The summary names one handle, an index: a line per original with its handle and first line, as an agent
+    // reads it to pick the file's.
+    const index = expanded.find((text) => text.startsWith('Archived index'));
+    const line = index?.split('\n').find((candidate) => / tool output .*src\/module-0\.ts$/.test(candidate));
+    const original = await expand(/h-[0-9a-f]{20}/.exec(line ?? '')?.[0] ?? 'no line names the file');
+    expect(original).toContain(fileContents('src/module-0.ts').split('\n')[5]);
   });
 
   it('counts the tool schemas once when a conversation starts', async () => {

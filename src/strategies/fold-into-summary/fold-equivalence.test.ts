@@ -54,33 +54,33 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '6499653c27b60bd19eb14da09de6bb72', archive: 'e464e599f970f427837e6c57fa5bc806' },
-  '0.1': { result: '047402f521fbf9454f446fcebd0d21a3', archive: '82c72aab5f2cf85a51ba2769dd4b15f2' },
-  '0.15': { result: '4131f7c5a6422591e47487b0c1554e39', archive: '7d0cfb833c681c886ff4ffb49da37093' },
-  '0.2': { result: '32cc0b0a33562a441817b4fb64487bcd', archive: '3980bc304e027285c05ca834bdb7f8de' },
-  '0.3': { result: '52989e474e9c77ce38e519a6bfa5034e', archive: '821c9de6244946d48ea9138adc016ba8' },
+  '0.05': { result: '6d24eedf4e49a64b66745fed51c66e87', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
+  '0.1': { result: '7146b2d031f2d5a7125b8295f2ecbeb7', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
+  '0.15': { result: 'e576705a5f070096e431dbfa36d85fde', archive: '9925290c545b16c915ffe43050535e9b' },
+  '0.2': { result: 'c5bc5a72bde9036f31d5c967fcd728a9', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: '1db66db988a9d751541ccaa0aa19a5f2', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '2de8d53a4f58f0596f1de174a13dd6e7',
-    archive: '721acec6e79d9d0c321ce8fb35951675',
+    result: '20c97ad274246650c950edb923676388',
+    archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '623a29636aa4e1da7a03d582bca6666f',
-    archive: 'e95228a1a37712013ad1079b331dbcb6',
+    result: 'a62a82cc470de1329290e45d8e93b06f',
+    archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'afaaa78994a142cab6470c1548db0979',
-    archive: 'f91c75d3a7e99295cebc8854526cdba6',
+    result: '1cbf664dbdff894f03537ad85a5e5032',
+    archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '4be1a2dc3dcecee9ecb69da8429ffd31',
-    archive: 'ac2fe059c1635b05e82086f447b4f232',
+    result: 'a8d75e2b5670bc2328df31ad040f0e44',
+    archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '3a32c931caf4453b1140cf5684f15c7d',
-    archive: 'a743495e005d0fd518ca02d2b7903e4b',
+    result: 'af57d6f090bd353ddbc74e49efa14131',
+    archive: 'fa98e6aa2588b8869241e83c3b315b1f',
   },
 };
 

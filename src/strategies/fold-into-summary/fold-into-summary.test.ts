@@ -202,6 +202,17 @@ describe('foldIntoSummary in compact', () => {
     expect(record.intent).toBe(firstSummary.record.intent);
     // New facts from the second span are there too.
     expect(record.commands.join('\n')).toContain('npm test -- upload-7');
+    // The header names one handle, an index of every span and stubbed output either fold archived.
+    for (const { message: summary, record: folded } of [firstSummary, { message, record }]) {
+      const named = /^\[precis summary of \d+ earlier messages — archived: (h-[0-9a-f]{20})\]/.exec(
+        messageText(summary),
+      )?.[1];
+      expect(summary.metadata?.handle).toBe(named);
+      expect(folded.handles.length).toBeGreaterThan(1);
+      expect(archive.get(named!)).toMatchObject({ kind: 'index', content: folded.handles });
+      for (const handle of folded.handles) expect(archive.has(handle)).toBe(true);
+      expect(messageText(summary)).not.toContain('## Archived');
+    }
   });
 
   it('summarises the steps dropped from a later turn in the summary the same fold makes', () => {

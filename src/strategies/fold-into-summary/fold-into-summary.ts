@@ -1,4 +1,9 @@
-import { type ArchiveEntry, type ArchiveStore, handlePattern } from '../../archive/archive-store.js';
+import {
+  type ArchiveEntry,
+  type ArchiveStore,
+  handlePattern,
+  putIndex,
+} from '../../archive/archive-store.js';
 import { hashText } from '../../internal/hash.js';
 import { mapStringLeaves, someStringLeaf } from '../../internal/json-strings.js';
 import { createLedger } from '../../ledger/create-ledger.js';
@@ -272,7 +277,12 @@ function foldOnce(
   // session sent it again), that copy. The intent only needs to point at it.
   const taskKept =
     task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
-  const rendererOptions = taskKept ? { maxIntentChars: keptTaskIntentChars } : {};
+  // One handle in the header: an index of the spans and of the outputs stubbed inside them.
+  const indexHandle = putIndex(archive, record.handles, { messageIds: [id], strategy: settings.name });
+  const rendererOptions = {
+    ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+    ...(indexHandle === undefined ? {} : { indexHandle }),
+  };
   // A todo list the agent wrote after the summary's place is the tasks' state now: the record's older one is
   // not shown (it stays in the record, for a later merge).
   const shown =
@@ -292,7 +302,7 @@ function foldOnce(
     const metadata = {
       origin: 'summary',
       strategy: settings.name,
-      handle: record.handles[0] ?? handles[0]!,
+      handle: indexHandle ?? handles[0]!,
       summary: summaryJson,
     };
     return (

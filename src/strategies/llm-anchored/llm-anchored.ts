@@ -1,3 +1,4 @@
+import { putIndex } from '../../archive/archive-store.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { hashText } from '../../internal/hash.js';
 import { describeValue } from '../../internal/json-shapes.js';
@@ -178,6 +179,11 @@ export function llmAnchored(options: LlmAnchoredOptions): AsyncStrategy {
         context,
         summaryCap: Math.floor(budgetTokens * maxSummaryShare),
         taskKept,
+        // The fold's index: the same handles give the same handle.
+        indexHandle: putIndex(context.archive, record.handles, {
+          messageIds: [summaryMessage.id],
+          strategy: strategyName,
+        }),
       });
       const replaced = {
         ...summaryMessage,
@@ -220,6 +226,8 @@ interface SummaryTextInput {
   context: AsyncStrategyContext;
   summaryCap: number;
   taskKept: boolean;
+  /** The handle the header names (see `putIndex`). */
+  indexHandle: string | undefined;
 }
 
 /** Items per section of the LLM's shown in the text, most first: fewer leave more room for the ledger's. */
@@ -256,7 +264,7 @@ function limitSections(sections: AnchoredSections, limit: number): AnchoredSecti
 
 /** `merged` rendered to fit, or undefined when that does not fit or hides a ledger fact the deterministic text shows. */
 function renderWithin(input: SummaryTextInput, merged: AnchoredSummary): string | undefined {
-  const { deterministicText, messages, summaryIndex, context, summaryCap, taskKept } = input;
+  const { deterministicText, messages, summaryIndex, context, summaryCap, taskKept, indexHandle } = input;
   const { accountant, budgetTokens } = context;
   const target = messages[summaryIndex]!;
   const withText = (content: string) =>
@@ -269,6 +277,7 @@ function renderWithin(input: SummaryTextInput, merged: AnchoredSummary): string 
     renderAnchoredSummary(merged, {
       maxTokens,
       ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
+      ...(indexHandle === undefined ? {} : { indexHandle }),
     });
   let text = render();
   for (let attempt = 0; attempt < 6; attempt++) {
