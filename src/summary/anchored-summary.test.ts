@@ -1390,7 +1390,7 @@ describe('authoredLinesOf', () => {
     ).toEqual(['Fix notes', 'Notes lose their content field.']);
   });
 
-  it("takes a diff's added and removed lines with their markers, not its context lines", () => {
+  it("takes a diff's added lines with their markers, not the lines it removed (like an edit's old text) or its context", () => {
     // Cursor's edit_file as SpecStory exports it: two columns, no path.
     const diff = [
       '  export interface PrOptions {',
@@ -1404,7 +1404,6 @@ describe('authoredLinesOf', () => {
       kind: 'script',
       lines: [
         '+   debug?: boolean;',
-        '-     console.log(`[DEBUG] Using base branch: ${baseBranch}`);',
         '+     if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
       ],
     });

@@ -875,8 +875,9 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       const isDiff = key !== undefined && diffKey.test(key);
       // Split at \n alone: trimming drops the \r of a \r\n.
       for (const raw of value.split('\n')) {
-        // A diff's context lines were there before: only its `+` and `-` lines (markers kept) say what changed.
-        if (isDiff && !raw.startsWith('+') && !raw.startsWith('-')) continue;
+        // A diff's context lines were there before, and its `-` lines are what it replaced (an edit's old text,
+        // which is not written either): its `+` lines (marker kept) are what it wrote.
+        if (isDiff && !raw.startsWith('+')) continue;
         const line = raw.trim();
         if (isReplaced) replaced.add(line);
         else written.push(line);

@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'af57d6f090bd353ddbc74e49efa14131',
+    result: '60ef7fdd6fed8047a9384a49b4870ec0',
     archive: 'fa98e6aa2588b8869241e83c3b315b1f',
   },
 };
