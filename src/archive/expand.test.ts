@@ -263,6 +263,20 @@ describe('executeExpandTool', () => {
     );
     // Without the archive to look in, the handles alone.
     expect(formatArchiveEntry(archive.get(index)!)).toContain(`\n- ${outputHandle}\n- ${unknownHandle}\n`);
+    // An index that extends another lists the other's originals in its place: one flat list, each once.
+    const extended = putIndex(archive, [index, outputHandle, 'h-4444444444abcdef0123'], {
+      messageIds: ['summary-1'],
+      strategy: 'fold-into-summary',
+    })!;
+    const listed = executeExpandTool(archive, { handle: extended }).split('\n').slice(2);
+    expect(listed[0]).toBe('5 archived originals; expand any by its handle:');
+    expect(listed.slice(1).map((line) => line.slice(2, 24))).toEqual([
+      messagesHandle,
+      outputHandle,
+      unknownHandle,
+      textHandle,
+      'h-4444444444abcdef0123',
+    ]);
   });
 
   it('pages a long original: pages join back to the whole, each says where it is and how to go on', () => {

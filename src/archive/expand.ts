@@ -286,18 +286,35 @@ function isToolResultOutput(value: unknown): value is ToolResultOutput {
 
 /**
  * An index as one line per handle: what it is, where from, its size and its first line, so the reader can pick
- * what to expand. Without the archive (or for a handle it lacks), only the handle.
+ * what to expand. An index inside it (a summary's earlier index, which a later fold extends) is listed in its
+ * place, so the list is flat. Without the archive (or for a handle it lacks), only the handle.
  */
 function formatIndex(content: ArchiveEntry['content'], archive: ArchiveStore | undefined): string {
-  const handles = Array.isArray(content) ? content.filter((item) => typeof item === 'string') : [];
-  const lines = handles.map((handle) => {
-    const entry = archive?.get(handle);
-    if (entry === undefined) return `- ${handle}${archive === undefined ? '' : ' (not in this archive)'}`;
-    const text = formatContent(entry, archive);
-    const first = firstLine(text);
-    return `- ${handle}: ${describeEntry(entry)}, ${text.length.toLocaleString('en-US')} characters${first === '' ? '' : ` — ${first}`}`;
-  });
-  const intro = `${handles.length} archived ${handles.length === 1 ? 'original' : 'originals'}`;
+  const lines: string[] = [];
+  const seen = new Set<string>();
+  const list = (handles: unknown) => {
+    if (!Array.isArray(handles)) return;
+    for (const handle of handles) {
+      if (typeof handle !== 'string' || seen.has(handle)) continue;
+      seen.add(handle);
+      const entry = archive?.get(handle);
+      if (entry?.kind === 'index') {
+        list(entry.content);
+        continue;
+      }
+      if (entry === undefined) {
+        lines.push(`- ${handle}${archive === undefined ? '' : ' (not in this archive)'}`);
+        continue;
+      }
+      const text = formatContent(entry, archive);
+      const first = firstLine(text);
+      lines.push(
+        `- ${handle}: ${describeEntry(entry)}, ${text.length.toLocaleString('en-US')} characters${first === '' ? '' : ` — ${first}`}`,
+      );
+    }
+  };
+  list(content);
+  const intro = `${lines.length} archived ${lines.length === 1 ? 'original' : 'originals'}`;
   return [`${intro}; expand any by its handle:`, ...lines].join('\n');
 }
 
@@ -319,7 +336,7 @@ function describeEntry(entry: ArchiveEntry): string {
     case 'text':
       return `text${from} (${strategy})`;
     case 'index':
-      return `index of ${Array.isArray(content) ? content.length : 0} (${strategy})`;
+      return `index of ${Array.isArray(content) ? content.length : 0} handles (${strategy})`;
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryArchive } from '../../archive/archive-store.js';
+import { formatArchiveEntry } from '../../archive/expand.js';
 import { compact } from '../../engine/compact.js';
 import { messageText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
@@ -202,17 +203,49 @@ describe('foldIntoSummary in compact', () => {
     expect(record.intent).toBe(firstSummary.record.intent);
     // New facts from the second span are there too.
     expect(record.commands.join('\n')).toContain('npm test -- upload-7');
-    // The header names one handle, an index of every span and stubbed output either fold archived.
-    for (const { message: summary, record: folded } of [firstSummary, { message, record }]) {
+    // The header names one handle, an index of every span and stubbed output either fold archived; the
+    // second fold's index is the first's followed by what it added.
+    const indexes = [firstSummary, { message, record }].map(({ message: summary, record: folded }) => {
       const named = /^\[precis summary of \d+ earlier messages — archived: (h-[0-9a-f]{20})\]/.exec(
         messageText(summary),
       )?.[1];
       expect(summary.metadata?.handle).toBe(named);
       expect(folded.handles.length).toBeGreaterThan(1);
-      expect(archive.get(named!)).toMatchObject({ kind: 'index', content: folded.handles });
-      for (const handle of folded.handles) expect(archive.has(handle)).toBe(true);
+      const index = archive.get(named!)!;
+      expect(index.kind).toBe('index');
+      const listed = formatArchiveEntry(index, archive).match(/^- h-[0-9a-f]{20}(?=: )/gm);
+      expect(listed?.map((line) => line.slice(2))).toEqual(folded.handles);
       expect(messageText(summary)).not.toContain('## Archived');
-    }
+      return index;
+    });
+    expect(indexes[1]!.content).toEqual([
+      indexes[0]!.handle,
+      ...record.handles.slice(firstSummary.record.handles.length),
+    ]);
+  });
+
+  it("extends a summary from before indexes (its handle its first span's) with an index of its handles", () => {
+    const archive = createMemoryArchive();
+    const input = uploadSession(6);
+    const budgetTokens = Math.floor(countOf(input) * 0.12);
+    const first = compact(input, { budgetTokens, ...engine, archive });
+    const firstHandle = soleSummary(first.messages).record.handles[0]!;
+    const older = first.messages.map(
+      (message): Message =>
+        message.metadata?.origin === 'summary'
+          ? ({ ...message, metadata: { ...message.metadata, handle: firstHandle } } as Message)
+          : message,
+    );
+    const second = compact([...older, ...uploadSession(6, { offset: 6 }).slice(1)], {
+      budgetTokens,
+      ...engine,
+      archive,
+    });
+    const { message, record } = soleSummary(second.messages);
+    const index = archive.get(String(message.metadata?.handle))!;
+    expect(index.kind).toBe('index');
+    const listed = formatArchiveEntry(index, archive).match(/^- h-[0-9a-f]{20}(?=: )/gm);
+    expect(listed?.map((line) => line.slice(2))).toEqual(record.handles);
   });
 
   it('summarises the steps dropped from a later turn in the summary the same fold makes', () => {

@@ -278,7 +278,10 @@ function foldOnce(
   const taskKept =
     task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
   // One handle in the header: an index of the spans and of the outputs stubbed inside them.
-  const indexHandle = putIndex(archive, record.handles, { messageIds: [id], strategy: settings.name });
+  const indexHandle = summaryIndex(archive, existingMessage, existing, recordHandles, record.handles, {
+    messageIds: [id],
+    strategy: settings.name,
+  });
   const rendererOptions = {
     ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
     ...(indexHandle === undefined ? {} : { indexHandle }),
@@ -366,6 +369,32 @@ function foldOnce(
     over: accountant.countTotal(final) - budgetTokens,
     summaryTokens,
   };
+}
+
+/**
+ * The one handle that reaches every original a summary folded: the existing summary's index (or its one handle)
+ * followed by this fold's new handles, so each fold stores only what it adds (an index of every handle would
+ * grow with the session on every fold) and handles the record no longer lists (it keeps 300) stay reachable.
+ * A summary from before indexes (its handle is its first span's) gets an index of its handles first.
+ */
+function summaryIndex(
+  archive: ArchiveStore,
+  existingMessage: IdentifiedMessage | undefined,
+  existing: AnchoredSummary | undefined,
+  foldHandles: readonly string[],
+  allHandles: readonly string[],
+  from: Pick<ArchiveEntry, 'messageIds' | 'strategy'>,
+): string | undefined {
+  if (existing === undefined) return putIndex(archive, allHandles, from);
+  const named = existingMessage?.metadata?.handle;
+  const reachesExisting =
+    typeof named === 'string' &&
+    ((existing.handles.length === 1 && existing.handles[0] === named) ||
+      archive.get(named)?.kind === 'index');
+  const earlier = reachesExisting ? named : putIndex(archive, existing.handles, from);
+  const known = new Set(existing.handles);
+  const added = foldHandles.filter((handle) => !known.has(handle));
+  return putIndex(archive, earlier === undefined ? added : [earlier, ...added], from);
 }
 
 const archivedHandle = /archived: (h-[0-9a-f]+)/;

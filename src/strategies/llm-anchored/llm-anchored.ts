@@ -1,4 +1,3 @@
-import { putIndex } from '../../archive/archive-store.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { hashText } from '../../internal/hash.js';
 import { describeValue } from '../../internal/json-shapes.js';
@@ -179,11 +178,9 @@ export function llmAnchored(options: LlmAnchoredOptions): AsyncStrategy {
         context,
         summaryCap: Math.floor(budgetTokens * maxSummaryShare),
         taskKept,
-        // The fold's index: the same handles give the same handle.
-        indexHandle: putIndex(context.archive, record.handles, {
-          messageIds: [summaryMessage.id],
-          strategy: strategyName,
-        }),
+        // The one handle the fold's header names (its index).
+        indexHandle:
+          typeof summaryMessage.metadata?.handle === 'string' ? summaryMessage.metadata.handle : undefined,
       });
       const replaced = {
         ...summaryMessage,
