@@ -932,7 +932,8 @@ describe('renderAnchoredSummary', () => {
       expect(text.startsWith('[precis summary of')).toBe(true);
     }
     const capped = renderAnchoredSummary(big, { maxTokens: 1000, counter });
-    expect(capped).toContain('more in the archive)');
+    // What was left out is counted on one closing line.
+    expect(capped).toMatch(/\n\nIn the archive, not shown: (?:.*, )?errors → fixes \(\+\d+ more\)[,.]/);
     expect(capped.length).toBeLessThan(full.length);
     // Sections share the budget: a long errors list does not crowd out the intent.
     expect(capped).toContain('## Session intent');
@@ -961,14 +962,14 @@ describe('renderAnchoredSummary', () => {
     expect(counter.count(text)).toBeLessThanOrEqual(150);
     // The long third line does not fit: the line after it is not shown out of order.
     expect(text).toContain(
-      '## Session intent\n/release docs/release.md\nRelease version 4.2 of the package to npm.\n- … (+2 more in the archive)',
+      '## Session intent\n/release docs/release.md\nRelease version 4.2 of the package to npm.\n\n## ',
     );
-    // Under a smaller cap, its share of the room alone (as for a task the conversation still shows) holds none
-    // of it; an uncapped intent takes up to `intentMinShare` whatever its weight.
-    const small = renderAnchoredSummary(summary, { maxTokens: 80, counter });
+    // Under a smaller cap, its share of the room (as for a task the conversation still shows) holds less of it
+    // than an uncapped intent takes: up to `intentMinShare` whatever its weight.
+    const small = renderAnchoredSummary(summary, { maxTokens: 100, counter });
     expect(small).toContain('## Session intent\n/release docs/release.md\nRelease version 4.2');
-    const pointer = renderAnchoredSummary(summary, { maxTokens: 80, counter, maxIntentChars: 10_000 });
-    expect(pointer).not.toContain('## Session intent');
+    const pointer = renderAnchoredSummary(summary, { maxTokens: 100, counter, maxIntentChars: 10_000 });
+    expect(pointer).not.toContain('Release version 4.2');
   });
 
   it('names sections none of whose lines fit on one closing line instead of a heading each', () => {
@@ -1049,7 +1050,7 @@ describe('renderAnchoredSummary', () => {
       expect(tokens).toBeLessThanOrEqual(maxTokens);
       // Less is left than one more line would take (in a section not shown yet: with its heading).
       expect(maxTokens - tokens).toBeLessThan(lineTokens + 6);
-      expect(text).toContain('more in the archive');
+      expect(text.match(/^- /gm)!.length).toBeLessThan(names.length * sections.length);
     }
   });
 
@@ -1062,10 +1063,11 @@ describe('renderAnchoredSummary', () => {
     summary.errors.push('`TypeError: fetchWithRetry is not a function` (from npm test)');
     const text = renderAnchoredSummary(summary, { maxTokens: 100, counter });
     expect(counter.count(text)).toBeLessThanOrEqual(100);
-    // Code written weighs the most and wants all eight lines; the file still shows. The room a closing line
-    // naming the errors would take goes to a line (the error's, with its heading, does not fit).
+    // Code written weighs the most and wants all eight lines; the file and the error still show, and the room
+    // left (less than a line) does not hold the closing line that would count the lines left out.
     expect(text).toContain('## Files\n- `src/http/retry.ts` modified');
-    expect(text.match(/^- export const/gm)).toHaveLength(3);
+    expect(text).toContain('## Errors → fixes\n- `TypeError: fetchWithRetry is not a function`');
+    expect(text.match(/^- export const/gm)).toHaveLength(2);
     expect(text).not.toContain('In the archive, not shown');
   });
 
@@ -1163,7 +1165,6 @@ describe('renderAnchoredSummary', () => {
     expect(capped).toContain('MobileWrapper.tsx');
     expect(capped).toContain('PickersModalDialog.tsx');
     expect(capped).not.toContain('`c.ts`');
-    expect(capped).toMatch(/\+\d+ more in the archive/);
     const roomy = renderAnchoredSummary(summary, { maxTokens: 400, counter });
     for (const file of summary.files) expect(roomy).toContain(`\`${file.path}\``);
     expect(roomy.indexOf('MobileWrapper')).toBeLessThan(roomy.indexOf('reproduce-mobile'));

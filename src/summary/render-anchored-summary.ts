@@ -451,10 +451,10 @@ function header(summary: AnchoredSummary, indexHandle: string | undefined): stri
 /**
  * Markdown under a `[precis summary of N earlier messages — archived: h-…]` header, one `##` section per
  * non-empty section. With `maxTokens`, each section gets its share (unused shares go to the sections that
- * need more, and so does what whole lines leave), lines that do not fit are left out with a
- * `… (+N more in the archive)` note, sections with no line shown are named on one closing line, and a line an
- * earlier section shows is not repeated; the whole text is shrunk further until it fits (only the header when
- * even that is too much). Deterministic.
+ * need more, and so does what whole lines leave), lines that do not fit are left out and counted on one closing
+ * line (`In the archive, not shown: files (3), commands (+12 more).`, when it fits), and a line an earlier
+ * section shows is not repeated; the whole text is shrunk further until it fits (only the header when even that
+ * is too much). Deterministic.
  */
 export function renderAnchoredSummary(
   summary: AnchoredSummary,
@@ -474,8 +474,12 @@ interface BuiltText {
   shownElsewhere: Array<ReadonlySet<number> | undefined>;
   /** Sections with lines but none shown, as the closing line names them (`files (3)`). */
   unshown: readonly string[];
-  /** The text with its closing line, made once. */
+  /** Every section with lines left out, in order: those and, beside the lines shown, `commands (+12 more)`. */
+  leftOut: readonly string[];
+  /** The text with its closing line naming `unshown`, made once. */
   closed?: BuiltText;
+  /** The text with its closing line naming `leftOut`, made once. */
+  closedAll?: BuiltText;
   tokens?: number;
 }
 
@@ -576,8 +580,11 @@ export function createAnchoredSummaryRenderer(
       // The text's lines, by block (the header, each section): what it is counted from.
       const blocks: string[][] = [[headerText]];
       const blockTokens: Array<Array<number | undefined>> = [[headerTokens]];
-      // A section none of whose lines fit is named on one closing line, not given a heading of its own.
+      // A section none of whose lines fit is named on one closing line, not given a heading of its own; one
+      // that shows some is named there too with what it leaves out, when there is room (one line for all: a
+      // note per section took ~10 tokens each, room a small summary needs for its lines).
       const unshown: string[] = [];
+      const leftOut: string[] = [];
       // A line an earlier section shows (a command also among the scripts and excerpts) is shown once.
       const shownCores = new Set<string>();
       const shownElsewhereBySection: Array<ReadonlySet<number> | undefined> = [];
@@ -599,12 +606,12 @@ export function createAnchoredSummaryRenderer(
           }
         if (kept.length === 0 && left > 0) {
           unshown.push(`${section.title.toLowerCase()} (${left})`);
+          leftOut.push(`${section.title.toLowerCase()} (${left})`);
           return;
         }
-        const more = left > 0 ? [`- … (+${left} more in the archive)`] : [];
-        const lines = [...kept, ...more];
-        pieces.push(`## ${section.title}\n${lines.join('\n')}`);
-        blocks.push([`## ${section.title}`, ...(lines.length === 0 ? [''] : lines)]);
+        if (left > 0) leftOut.push(`${section.title.toLowerCase()} (+${left} more)`);
+        pieces.push(`## ${section.title}\n${kept.join('\n')}`);
+        blocks.push([`## ${section.title}`, ...(kept.length === 0 ? [''] : kept)]);
         blockTokens.push([undefined, ...keptTokens]);
       });
       entry = {
@@ -613,6 +620,7 @@ export function createAnchoredSummaryRenderer(
         blockTokens,
         shownElsewhere: shownElsewhereBySection,
         unshown,
+        leftOut,
       };
       built.set(key, entry);
     }
@@ -623,28 +631,39 @@ export function createAnchoredSummaryRenderer(
     return entry.tokens;
   };
   /**
-   * The text with the line that names the sections it shows nothing of. That line holds no fact, only where to
-   * look, so it comes last: it is added when it fits beside the lines, never in their place.
+   * The text with the line that names the sections it shows nothing of (with `all`, every section it leaves
+   * lines out of). That line holds no fact, only where to look, so it comes last: it is added when it fits beside
+   * the lines, never in their place.
    */
-  const closedOf = (entry: BuiltText): BuiltText => {
-    if (entry.unshown.length === 0) return entry;
-    if (entry.closed === undefined) {
-      const closing = `In the archive, not shown: ${entry.unshown.join(', ')}.`;
-      entry.closed = {
-        text: `${entry.text}\n\n${closing}`,
-        blocks: [...entry.blocks, [closing]],
-        blockTokens: [...entry.blockTokens, [undefined]],
-        shownElsewhere: entry.shownElsewhere,
-        unshown: [],
-      };
-    }
-    return entry.closed;
+  const closedOf = (entry: BuiltText, all = false): BuiltText => {
+    const named = all ? entry.leftOut : entry.unshown;
+    if (named.length === 0) return entry;
+    const made = all ? entry.closedAll : entry.closed;
+    if (made !== undefined) return made;
+    const closing = `In the archive, not shown: ${named.join(', ')}.`;
+    const closed = {
+      text: `${entry.text}\n\n${closing}`,
+      blocks: [...entry.blocks, [closing]],
+      blockTokens: [...entry.blockTokens, [undefined]],
+      shownElsewhere: entry.shownElsewhere,
+      unshown: [],
+      leftOut: [],
+    };
+    if (all) entry.closedAll = closed;
+    else entry.closed = closed;
+    return closed;
   };
-  /** The text under `caps` with the room left offered to the sections that want more, then the closing line. */
+  /**
+   * The text under `caps` with the room left offered to the sections that want more, then the closing line:
+   * naming every section with lines left out where that fits, else those it shows nothing of.
+   */
   const finish = (caps: readonly number[], text: BuiltText, maxTokens: number): string => {
     const fuller = withLeftover(caps, text, maxTokens);
-    const closed = closedOf(fuller);
-    return tokensOf(closed) <= maxTokens ? closed.text : fuller.text;
+    for (const all of [true, false]) {
+      const closed = closedOf(fuller, all);
+      if (tokensOf(closed) <= maxTokens) return closed.text;
+    }
+    return fuller.text;
   };
   const natural = fitted.map((section) => section.natural);
   // Sums of line counts stand in for the whole text's count (o200k merges little across lines); only a text
@@ -705,11 +724,8 @@ export function createAnchoredSummaryRenderer(
       .filter(({ index }) => natural[index]! > caps[index]!)
       .sort((a, b) => b.weight - a.weight || a.index - b.index);
     const used = (lines: FittedLines) => lines.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
-    // A section shown for the first time takes its heading, and its `… (+N more)` note when lines are left.
-    const note = 10;
-    /** The extra tokens of a section shown for the first time: its heading, and its `… (+N more)` note. */
-    const opening = (before: FittedLines, after: FittedLines) =>
-      before.kept.length === 0 ? sectionHeadingTokens + (after.left > 0 ? note : 0) : 0;
+    /** The extra tokens of a section shown for the first time: its heading. */
+    const opening = (before: FittedLines) => (before.kept.length === 0 ? sectionHeadingTokens : 0);
     /**
      * The caps raised to use `room` more tokens (by the line counts: the text's count may differ a little). First
      * each section that wants more takes its best line that fits, heaviest first, so that a small summary shows
@@ -724,7 +740,7 @@ export function createAnchoredSummaryRenderer(
         const shownElsewhere = text.shownElsewhere[index];
         const before = fitted[index]!.fitter.fit(raised[index]!, shownElsewhere);
         const after = fitted[index]!.fitter.fit(limit, shownElsewhere);
-        const added = used(after) - used(before) + opening(before, after);
+        const added = used(after) - used(before) + opening(before);
         if (limit <= raised[index]! || after.kept.length <= before.kept.length || added > leftover)
           return false;
         raised[index] = limit;
@@ -747,9 +763,7 @@ export function createAnchoredSummaryRenderer(
         const shownElsewhere = text.shownElsewhere[index];
         const before = fitted[index]!.fitter.fit(raised[index]!, shownElsewhere);
         const heading = before.kept.length === 0 ? sectionHeadingTokens : 0;
-        const limit = used(before) + leftover - heading;
-        // Lines left out take a note too: the limit that leaves room for it.
-        if (!tryLimit(index, limit)) tryLimit(index, limit - note);
+        tryLimit(index, used(before) + leftover - heading);
       }
       return raised;
     };

@@ -54,32 +54,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '6d24eedf4e49a64b66745fed51c66e87', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
-  '0.1': { result: '7146b2d031f2d5a7125b8295f2ecbeb7', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
-  '0.15': { result: 'e576705a5f070096e431dbfa36d85fde', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: 'c5bc5a72bde9036f31d5c967fcd728a9', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: '1db66db988a9d751541ccaa0aa19a5f2', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.05': { result: '97108514cb875cc49984d9d6acd342a1', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
+  '0.1': { result: '1ee460366c6278caa83f581b03ac7c0a', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
+  '0.15': { result: '9443e0c65881e5cb9d47e601c8953aec', archive: '9925290c545b16c915ffe43050535e9b' },
+  '0.2': { result: '73c38152ce95436b43da85f06c704369', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: '92512a2bebeba10ee4ee59f92ea14251', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '20c97ad274246650c950edb923676388',
+    result: 'bfcb90f9c3951311d1462a430c7295e9',
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'a62a82cc470de1329290e45d8e93b06f',
+    result: 'd6fd3c1822213a43ed1f72d0ba2e5dcb',
     archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '1cbf664dbdff894f03537ad85a5e5032',
+    result: 'bfb537dc63b52162329fff59fc36bea6',
     archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'a8d75e2b5670bc2328df31ad040f0e44',
+    result: 'e891685a060d7d94f44a2a7df042d328',
     archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '60ef7fdd6fed8047a9384a49b4870ec0',
+    result: '9d56c4efd4b0cfb83ab7647745718331',
     archive: 'fa98e6aa2588b8869241e83c3b315b1f',
   },
 };
