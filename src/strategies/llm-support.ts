@@ -1,4 +1,4 @@
-import { archiveHandle } from '../archive/archive-store.js';
+import { archiveHandle, putIndex } from '../archive/archive-store.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { hashText } from '../internal/hash.js';
 import { describeValue } from '../internal/json-shapes.js';
@@ -593,11 +593,14 @@ function commitSummary(input: CommitInput): StrategyResult {
   for (const summary of earlier)
     for (const handle of handlesOf(summary)) if (!handles.includes(handle)) handles.push(handle);
   const factsText = renderSummaryFacts(facts);
+  // One handle names them all: an index (oldest first), stored with the span once the summary is usable.
+  const indexed = [...handles].reverse();
+  const named = indexed.length === 1 ? indexed[0]! : archiveHandle('index', indexed);
   const text = [
     summaryHeader(messageCount),
     summaryText,
     ...(factsText === '' ? [] : [`Recorded verbatim:\n${factsText}`]),
-    `Originals archived: ${handles.join(', ')} (expand_context restores them)`,
+    `Originals archived: ${named} (expand_context ${indexed.length === 1 ? 'restores them' : 'lists them'})`,
   ].join('\n\n');
   const metadata = {
     origin: 'summary',
@@ -627,6 +630,7 @@ function commitSummary(input: CommitInput): StrategyResult {
     messageIds: spanMessages.map((message) => message.id),
     strategy,
   });
+  putIndex(archive, indexed, { messageIds: [id], strategy });
   const action: StrategyAction = {
     type: 'llm-summary',
     strategy,

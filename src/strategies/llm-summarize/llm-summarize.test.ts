@@ -225,6 +225,11 @@ describe('llmSummarize', () => {
     const handles = summaries[0]!.metadata?.handles as string[];
     expect(handles).toContain(firstSummary.metadata?.handle);
     for (const handle of handles) expect(archive.has(handle)).toBe(true);
+    // The text names one handle: an index of both spans, oldest first.
+    const named = /Originals archived: (h-[0-9a-f]{20}) \(expand_context lists them\)$/.exec(
+      messageText(summaries[0]!),
+    )?.[1];
+    expect(archive.get(named!)).toMatchObject({ kind: 'index', content: [...handles].reverse() });
     const count = Number(/SUMMARY - (\d+) messages/.exec(messageText(summaries[0]!))![1]);
     expect(count).toBe(
       (firstSummary.metadata?.summarizedMessageCount as number) + grown.length - twice.messages.length,
