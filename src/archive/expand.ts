@@ -340,7 +340,10 @@ function describeEntry(entry: ArchiveEntry): string {
   }
 }
 
-/** The first line with a letter or digit, whitespace collapsed, cut to 100 characters. */
+/**
+ * The first line with a letter or digit that is not a message's role label (`[user m1]`), whitespace collapsed,
+ * cut to 100 characters.
+ */
 function firstLine(text: string): string {
   const line = text
     .split('\n')

@@ -1019,9 +1019,12 @@ describe('renderAnchoredSummary', () => {
     expect(counter.count(text)).toBeLessThanOrEqual(header + 45);
     expect(text).toMatch(/\n## [^\n]+\n- /);
     expect(text).not.toContain('In the archive, not shown');
-    // With room to spare, the closing line still comes.
+    // With room to spare, the closing line still comes; with more, it counts what each section leaves out.
     expect(renderAnchoredSummary(summary, { maxTokens: header + 160, counter })).toContain(
       'In the archive, not shown',
+    );
+    expect(renderAnchoredSummary(summary, { maxTokens: header + 300, counter })).toMatch(
+      /\n\nIn the archive, not shown: .*scripts and commands written \(\+\d+ more\), excerpts \(\+\d+ more\)\.$/,
     );
   });
 

@@ -24,6 +24,11 @@ export interface RenderAnchoredSummaryOptions {
   indexHandle?: string;
 }
 
+/** A section as the closing line names it: `excerpts`, not `excerpts (verbatim)`. */
+function closingName(title: string): string {
+  return title.replace(/ \(verbatim\)$/, '').toLowerCase();
+}
+
 function chunks<T>(items: readonly T[], size: number): T[][] {
   const groups: T[][] = [];
   for (let index = 0; index < items.length; index += size) groups.push(items.slice(index, index + size));
@@ -604,12 +609,13 @@ export function createAnchoredSummaryRenderer(
             const core = cores.get(lineIndex);
             if (core !== undefined) shownCores.add(core);
           }
+        const name = closingName(section.title);
         if (kept.length === 0 && left > 0) {
-          unshown.push(`${section.title.toLowerCase()} (${left})`);
-          leftOut.push(`${section.title.toLowerCase()} (${left})`);
+          unshown.push(`${name} (${left})`);
+          leftOut.push(`${name} (${left})`);
           return;
         }
-        if (left > 0) leftOut.push(`${section.title.toLowerCase()} (+${left} more)`);
+        if (left > 0) leftOut.push(`${name} (+${left} more)`);
         pieces.push(`## ${section.title}\n${kept.join('\n')}`);
         blocks.push([`## ${section.title}`, ...(kept.length === 0 ? [''] : kept)]);
         blockTokens.push([undefined, ...keptTokens]);
@@ -632,7 +638,7 @@ export function createAnchoredSummaryRenderer(
   };
   /**
    * The text with the line that names the sections it shows nothing of (with `all`, every section it leaves
-   * lines out of). That line holds no fact, only where to look, so it comes last: it is added when it fits beside
+   * lines out of), by `closingName`. That line holds no fact, only where to look, so it comes last: it is added when it fits beside
    * the lines, never in their place.
    */
   const closedOf = (entry: BuiltText, all = false): BuiltText => {

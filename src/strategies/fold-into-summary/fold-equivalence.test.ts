@@ -58,12 +58,12 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.1': { result: '1ee460366c6278caa83f581b03ac7c0a', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
   '0.15': { result: '9443e0c65881e5cb9d47e601c8953aec', archive: '9925290c545b16c915ffe43050535e9b' },
   '0.2': { result: '73c38152ce95436b43da85f06c704369', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: '92512a2bebeba10ee4ee59f92ea14251', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.3': { result: '075c89756be1c1e8799873bd9afe0803', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'bfcb90f9c3951311d1462a430c7295e9',
+    result: '00def28907f90c97c57fc95d6a7d9a35',
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
