@@ -50,7 +50,6 @@ export function checkStrategyInvariants(strategy: Strategy, options: StrategyInv
       budgetRatio: fc.double({ min: 0, max: 1.2, noNaN: true }),
     });
   });
-  let acting = 0;
   fc.assert(
     fc.property(scenario, ({ messages, preserved, budgetRatio }) => {
       const totalBefore = accountant.countConversation(messages).totalTokens;
@@ -62,7 +61,6 @@ export function checkStrategyInvariants(strategy: Strategy, options: StrategyInv
       });
       const first = context();
       const result = strategy.apply(messages, first);
-      if (result.actions.length > 0) acting++;
 
       const check = { provider: 'any', allowPendingToolCalls: true } as const;
       if (validateMessages(messages, check).valid) {
@@ -110,7 +108,20 @@ export function checkStrategyInvariants(strategy: Strategy, options: StrategyInv
     }),
     { numRuns, ...(seed === undefined ? {} : { seed }) },
   );
-  // A generator that never makes the strategy act would prove nothing.
+  // A generator that never makes the strategy act would prove nothing. Counted on a fixed sample: how often a
+  // random run acts varies from seed to seed far more than its size suggests (fast-check draws small values
+  // first), and a count on the random runs failed now and then with nothing wrong.
+  const sample = fc.sample(scenario, { numRuns, seed: 0x5eed });
+  const acting = sample.filter(({ messages, preserved, budgetRatio }) => {
+    const totalBefore = accountant.countConversation(messages).totalTokens;
+    const context: StrategyContext = {
+      budgetTokens: Math.floor(totalBefore * budgetRatio),
+      accountant,
+      archive: createMemoryArchive(),
+      preservedIds: new Set(preserved),
+    };
+    return strategy.apply(messages, context).actions.length > 0;
+  }).length;
   expect(acting).toBeGreaterThan(numRuns / 20);
 }
 
