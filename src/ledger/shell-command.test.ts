@@ -64,6 +64,14 @@ describe('analyzeShellCommand', () => {
     ]);
   });
 
+  it("records no file for a path the shell would expand, but keeps the command's other files", () => {
+    const loop = analyzeShellCommand(
+      'for i in 1 2 3; do npx vitest run > /tmp/run-$i.log 2>&1; done; cat "$LOG" `ls *.txt` ${OUT}/a.md $(pwd)/b.md notes.md',
+    );
+    expect(loop.effects).toEqual([{ kind: 'read', path: 'notes.md', detail: 'cat' }]);
+    expect(loop.readOnly).toBe(false);
+  });
+
   it('recognises sed -i (GNU and BSD), rm, mv, touch and git checkout of files', () => {
     expect(effectsOf("sed -i 's/old/new/g' src/a.py src/b.py")).toEqual([
       { kind: 'edit', path: 'src/a.py', detail: 'sed -i s/old/new/g' },

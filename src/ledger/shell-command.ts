@@ -546,8 +546,14 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
     if (!segmentReadOnly) readOnly = false;
   }
   if (testRunner !== undefined) readOnly = false;
-  return { effects, readOnly, ...(testRunner === undefined ? {} : { testRunner }) };
+  // A path the shell would expand (`/tmp/run-$i.log` in a loop, `$OUT`, `$(pwd)/x`) names no one file: the
+  // command is recorded, the file is not.
+  const named = effects.filter((effect) => !shellExpansion.test(effect.path));
+  return { effects: named, readOnly, ...(testRunner === undefined ? {} : { testRunner }) };
 }
+
+/** A parameter, command or arithmetic expansion, or a backquoted command. */
+const shellExpansion = /\$[\w{(]|`/;
 
 function echoBody(words: readonly string[]): string {
   return plainArguments(words, 1, new Set()).join(' ');
