@@ -72,6 +72,17 @@ describe('analyzeShellCommand', () => {
     expect(loop.readOnly).toBe(false);
   });
 
+  it('sees the command a compound statement runs: a test run in a loop, a read under if', () => {
+    expect(analyzeShellCommand('for i in 1 2 3; do npx vitest run --reporter=dot; done').testRunner).toBe(
+      'vitest',
+    );
+    expect(analyzeShellCommand('while true; do pytest -x tests; sleep 1; done').testRunner).toBe('pytest');
+    expect(effectsOf('if ! grep -q retry src/a.py; then cat src/b.py; else rm -f src/c.py; fi')).toEqual([
+      { kind: 'read', path: 'src/b.py', detail: 'cat' },
+      { kind: 'delete', path: 'src/c.py', detail: 'rm' },
+    ]);
+  });
+
   it('recognises sed -i (GNU and BSD), rm, mv, touch and git checkout of files', () => {
     expect(effectsOf("sed -i 's/old/new/g' src/a.py src/b.py")).toEqual([
       { kind: 'edit', path: 'src/a.py', detail: 'sed -i s/old/new/g' },

@@ -309,6 +309,8 @@ const searchCommands = new Set([
 /** Options of read commands that take a separate value (`head -n 20 file`). */
 const optionsWithValue = new Set(['-n', '-c', '-s', '-e', '-f', '-l', '-r', '-m', '-A', '-B', '-C']);
 const wrappers = new Set(['sudo', 'env', 'time', 'nohup', 'command', 'exec', 'xargs', 'stdbuf']);
+/** Words of a compound command before the simple command they run (`for …; do pytest; done`, `if ! grep …`). */
+const compoundKeywords = new Set(['do', 'then', 'else', 'elif', 'if', 'while', 'until', '!']);
 
 function commandName(word: string): string {
   const slash = word.lastIndexOf('/');
@@ -350,7 +352,7 @@ function commandWords(words: readonly string[]): string[] {
   while (start < words.length) {
     const word = words[start]!;
     if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) start++;
-    else if (wrappers.has(word)) start++;
+    else if (wrappers.has(word) || compoundKeywords.has(word)) start++;
     else if (word === 'timeout' && start + 1 < words.length) start += 2;
     else break;
   }

@@ -54,11 +54,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '487ca3fa36e05fa113d47bfd915e6f23', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
-  '0.1': { result: '4b2fb352218a5d9904ab4557df95eac5', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
-  '0.15': { result: '81c52e468a1b6801ec26dfe09313e312', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: '4a8028dd3d87d8942f835a4cadda4f4d', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: '175fe467130a777c9a6ed9d66e7f699c', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.05': { result: '034af109687d3d35e83a51fa586ea97a', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
+  '0.1': { result: '1d3647db2480a582a56dc90bbe0f5dcb', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
+  '0.15': { result: '57328995cd2f862519adc56373f2d486', archive: '9925290c545b16c915ffe43050535e9b' },
+  '0.2': { result: '0710544db949ad262177049727d75a8a', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: 'c31429406c88249838d022dab3e60aca', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
