@@ -218,6 +218,25 @@ describe('other agents', () => {
     );
   });
 
+  it("takes a test run's status from the runner's counts when the tool gives no exit code", () => {
+    const run = (output: string) => ({ name: 'run_command', input: { command: 'npx vitest run' }, output });
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([run(' Test Files  1 passed (1)\n      Tests  7 passed (7)')])
+        .tools([run(' Test Files  1 failed (1)\n      Tests  1 failed | 6 passed (7)')])
+        .tools([run('(output written to a log)')])
+        .build(),
+    );
+    expect(snapshot.tests.map(({ status, passed, failed }) => ({ status, passed, failed }))).toEqual([
+      { status: 'ok', passed: 7, failed: 0 },
+      { status: 'failed', passed: 6, failed: 1 },
+      { status: 'unknown', passed: undefined, failed: undefined },
+    ]);
+    // The command itself says nothing of its exit: it keeps no status of its own.
+    expect(snapshot.commands.map((command) => command.status)).toEqual(['unknown']);
+  });
+
   it('a failed edit does not count as a change', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

@@ -29,7 +29,7 @@ import {
   recogniseToolCall,
 } from './recognise-tool-call.js';
 import { type FoundReference, referencesIn } from './references.js';
-import { parseTestSummary } from './test-summary.js';
+import { parseTestSummary, type TestSummary } from './test-summary.js';
 import {
   errorLinesOf,
   exitCodeOf,
@@ -321,7 +321,7 @@ export function createLedger(): Ledger {
             runner: summary?.runner ?? command.testRunner ?? 'npm test',
             command: command.text,
             messageId,
-            status,
+            status: status === 'unknown' && summary !== undefined ? testStatus(summary) : status,
             failingTests: summary?.failingTests ?? [],
           };
           if (exitCode !== undefined) run.exitCode = exitCode;
@@ -444,4 +444,13 @@ export function buildLedger(messages: Iterable<IdentifiedMessage>): LedgerSnapsh
   const ledger = createLedger();
   ledger.addAll(messages);
   return ledger.snapshot();
+}
+
+/**
+ * A test run's status from the runner's own counts, when its exit code is not known: failed with a failure,
+ * ok with passes and none failed.
+ */
+function testStatus(summary: TestSummary): CommandStatus {
+  if ((summary.failed ?? 0) > 0 || summary.failingTests.length > 0) return 'failed';
+  return (summary.passed ?? 0) > 0 ? 'ok' : 'unknown';
 }

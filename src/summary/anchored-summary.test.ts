@@ -768,6 +768,22 @@ describe('buildAnchoredSummary', () => {
     expect(summary.currentState).toEqual(['Last step: I capped the delay in src/retry.ts at 30 s.']);
   });
 
+  it('states test runs by their result, and leaves out a run with no result to tell', () => {
+    const run = (command: string, output: string) => ({ name: 'run_command', input: { command }, output });
+    const summary = buildAnchoredSummary(
+      assignIds(
+        createConversationBuilder()
+          .user('Make the suite pass.')
+          .tools([run('npx vitest run', ' Test Files  6 passed (6)\n      Tests  51 passed (51)')])
+          .tools([run('npx vitest run > /tmp/vitest.log', '')])
+          .build(),
+      ),
+    );
+    expect(summary.currentState.filter((line) => line.startsWith('vitest'))).toEqual([
+      'vitest ok (51 passed, 0 failed): `Test Files  6 passed (6)` `Tests  51 passed (51)`',
+    ]);
+  });
+
   it("takes the intent from the words the user typed, not the harness notes before them or a command's expansion", () => {
     const request = userMessage(
       [

@@ -1190,6 +1190,8 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     const failing =
       test.failingTests.length === 0 ? '' : `; failing: ${test.failingTests.slice(0, 5).join(', ')}`;
     const words = test.summaryLines?.length ? `: ${test.summaryLines.map(codeSpan).join(' ')}` : '';
+    // A run with no result to tell (`vitest unknown`) is only a command, which Commands lists.
+    if (test.status === 'unknown' && counts.length === 0 && words === '' && failing === '') continue;
     pushUnique(
       summary.currentState,
       `${test.runner} ${test.status}${counts.length ? ` (${counts.join(', ')})` : ''}${words}${failing}`,

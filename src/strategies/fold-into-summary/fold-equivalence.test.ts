@@ -54,11 +54,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '034af109687d3d35e83a51fa586ea97a', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
-  '0.1': { result: '1d3647db2480a582a56dc90bbe0f5dcb', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
-  '0.15': { result: '57328995cd2f862519adc56373f2d486', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: '0710544db949ad262177049727d75a8a', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: 'c31429406c88249838d022dab3e60aca', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.05': { result: '3a173bad3739562026f182603cf4cee4', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
+  '0.1': { result: '802b47bef1899884d4130e2bfa6b0c66', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
+  '0.15': { result: 'eee50ac1498309eb917c293ca4c71e7b', archive: '9925290c545b16c915ffe43050535e9b' },
+  '0.2': { result: '73c4270050bc4e6386f1e7627c795722', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: '9b3a2e67c3421f14eaa4b961cf894f1b', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
@@ -75,7 +75,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'e891685a060d7d94f44a2a7df042d328',
+    result: '34768f03f904a805b68164b8987a49ab',
     archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
