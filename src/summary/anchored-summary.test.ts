@@ -1447,6 +1447,9 @@ describe('authoredLinesOf', () => {
     ).toEqual({ kind: 'script', lines: ['general-purpose', 'Check package configuration'] });
     // A key that only opens an object is bare syntax: it ranks below the line that says what is built.
     expect(itemSalience('module: {')).toBeLessThan(itemSalience('devServer: { port: 3000 },'));
+    // So is one name of a list split over lines (`fetch,` of a destructuring or an import).
+    expect(itemSalience('fetch,')).toBeLessThan(itemSalience('const client = createClient({'));
+    expect(itemSalience('fetch,')).toBeLessThan(itemSalience('fetch') / 2);
   });
 });
 

@@ -54,11 +54,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '3a173bad3739562026f182603cf4cee4', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
-  '0.1': { result: '802b47bef1899884d4130e2bfa6b0c66', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
-  '0.15': { result: 'eee50ac1498309eb917c293ca4c71e7b', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: '73c4270050bc4e6386f1e7627c795722', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: '9b3a2e67c3421f14eaa4b961cf894f1b', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.05': { result: '1d9384284dc09090a53fcc6497e7bbcf', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
+  '0.1': { result: '427075f34230dc09cb14d86542223c0a', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
+  '0.15': { result: 'b2e3d49449bb88f432babcf803828e39', archive: '9925290c545b16c915ffe43050535e9b' },
+  '0.2': { result: 'a0390c0ee57b8607a6fd8baa68085080', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: '9237fde7a5bdeace148e963849bcc9f9', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
