@@ -1450,6 +1450,14 @@ describe('authoredLinesOf', () => {
     // So is one name of a list split over lines (`fetch,` of a destructuring or an import).
     expect(itemSalience('fetch,')).toBeLessThan(itemSalience('const client = createClient({'));
     expect(itemSalience('fetch,')).toBeLessThan(itemSalience('fetch') / 2);
+    // A hunk header (SpecStory writes `@@ -undefined,undefined +undefined,undefined @@`, whose 'undefined' reads
+    // as an error) and a row of Cursor's directory listing say where, not what.
+    expect(itemSalience('@@ -undefined,undefined +undefined,undefined @@')).toBeLessThan(
+      itemSalience('## -undefined,undefined +undefined,undefined ##') * 0.75,
+    );
+    expect(itemSalience('| 📄 `test-eslint-error.tsx` |')).toBeLessThan(
+      itemSalience('| - `test-eslint-error.tsx` |') * 0.75,
+    );
   });
 });
 
