@@ -7,6 +7,7 @@
  */
 
 import { type ArchiveStore, createMemoryArchive } from '../archive/archive-store.js';
+import type { ExpandToolOptions } from '../archive/expand.js';
 import type {
   ContextManager,
   ContextManagerEvents,
@@ -55,6 +56,11 @@ export interface CheckedIntegrationOptions {
   budget: number | undefined;
   maxConversations: number;
   onEvent: ((event: ContextManagerEvent) => void) | undefined;
+  /**
+   * The expand tool's options: pages of at most the prompt ceiling in characters (about a quarter of it in
+   * tokens), 1,000 to 20,000, when the window is known up front; the tool's default otherwise.
+   */
+  expandOptions: ExpandToolOptions;
 }
 
 /**
@@ -105,9 +111,14 @@ export function checkIntegrationOptions(options: IntegrationOptions): CheckedInt
     budget,
     maxConversations,
     onEvent,
+    expandOptions: {},
   };
   // Fail now rather than on the first model call: a throwaway manager checks every option.
-  if (window !== undefined) createManager(checked, window, []);
+  if (window !== undefined) {
+    const ceiling = promptCeiling(checked, createManager(checked, window, []));
+    // An expanded original comes back into the same window: a page of a small budget's quarter, not 5k tokens.
+    checked.expandOptions = { pageChars: Math.min(20_000, Math.max(1_000, ceiling)) };
+  }
   return checked;
 }
 

@@ -71,7 +71,7 @@ export function compactStep(options: CompactStepOptions = {}): CompactStep {
     throw new InvalidArgumentError('tools', `expected a record of AI SDK tools, got ${describeValue(tools)}`);
   const checked = checkIntegrationOptions(rest);
   const { archive } = checked.managerOptions;
-  const expandTool = createExpandTool({ archive });
+  const expandTool = createExpandTool({ archive, ...checked.expandOptions });
   const toolDefinitions = toolDefinitionsOf({ ...tools, expand_context: expandTool });
   const sessions = createConversationSessions(checked.maxConversations);
   // Each step resends the whole conversation: only the messages not seen before are checked and hashed.

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { isPrecisError } from '../../errors/index.js';
+import { compactStep } from './compact-step.js';
 import { createExpandTool } from './expand-tool.js';
+import { precisMiddleware } from './precis-middleware.js';
 
 describe('createExpandTool (AI SDK)', () => {
   const archive = createMemoryArchive();
@@ -33,5 +35,27 @@ describe('createExpandTool (AI SDK)', () => {
       expect(isPrecisError(error) && error.code).toBe('invalid-argument');
       expect((error as Error).message).toContain('pageChars');
     }
+  });
+});
+
+describe('the expand tool of precisMiddleware and compactStep', () => {
+  const archive = createMemoryArchive();
+  const log = Array.from({ length: 2_000 }, (_, index) => `line ${index} of a long build log`).join('\n');
+  const handle = archive.put({ kind: 'text', content: log, messageIds: ['m1'], strategy: 's' });
+  const options = { toolCallId: 'expand', messages: [] };
+  const firstPage = async (tool: { execute?: (input: { handle: string }, o: typeof options) => unknown }) =>
+    (await tool.execute!({ handle }, options)) as string;
+  const bodyChars = (page: string) => page.slice(0, page.lastIndexOf('\n[')).length;
+
+  it('pages an original at about a quarter of a small budget, and at 20,000 characters for a large window', async () => {
+    const small = await firstPage(precisMiddleware({ budget: 8_000, archive }).tools.expand_context);
+    expect(bodyChars(small)).toBeLessThanOrEqual(8_000);
+    expect(bodyChars(small)).toBeGreaterThan(7_000);
+    const large = await firstPage(compactStep({ model: 'gpt-4o', archive }).tools.expand_context);
+    expect(bodyChars(large)).toBeLessThanOrEqual(20_000);
+    expect(bodyChars(large)).toBeGreaterThan(19_000);
+    // The window learnt from the framework's model at the first call: the tool's default.
+    const later = await firstPage(precisMiddleware({ archive }).tools.expand_context);
+    expect(bodyChars(later)).toBe(bodyChars(large));
   });
 });

@@ -103,6 +103,6 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}): PrecisM
       }
     },
     archive,
-    tools: { expand_context: createExpandTool({ archive }) },
+    tools: { expand_context: createExpandTool({ archive, ...checked.expandOptions }) },
   };
 }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { isPrecisError } from '../../errors/index.js';
 import { createExpandTool } from './expand-tool.js';
+import { precisMiddleware } from './precis-middleware.js';
 
 describe('createExpandTool (LangChain)', () => {
   const archive = createMemoryArchive();
@@ -27,5 +28,17 @@ describe('createExpandTool (LangChain)', () => {
     }
     expect(isPrecisError(error) && error.code).toBe('invalid-argument');
     expect((error as Error).message).toContain('pageChars');
+  });
+});
+
+describe('the expand tool of precisMiddleware', () => {
+  it('pages an original at about a quarter of a small budget', async () => {
+    const archive = createMemoryArchive();
+    const log = Array.from({ length: 2_000 }, (_, index) => `line ${index} of a long build log`).join('\n');
+    const handle = archive.put({ kind: 'text', content: log, messageIds: ['m1'], strategy: 's' });
+    const [tool] = precisMiddleware({ budget: 8_000, archive }).tools ?? [];
+    const page: string = await (tool as ReturnType<typeof createExpandTool>).invoke({ handle });
+    expect(page.slice(0, page.lastIndexOf('\n[')).length).toBeLessThanOrEqual(8_000);
+    expect(page).toMatch(/"page": 2\}\]$/);
   });
 });

@@ -203,7 +203,7 @@ export function precisMiddleware(options: PrecisMiddlewareOptions = {}) {
   const middleware = createMiddleware({
     name: 'PrecisMiddleware',
     // The agent gets the expand tool with the middleware: stubs and summaries name it.
-    tools: [createExpandTool({ archive })],
+    tools: [createExpandTool({ archive, ...checked.expandOptions })],
     beforeModel: async (state) => {
       let session: ConversationSession | undefined;
       try {
