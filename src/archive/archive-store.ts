@@ -40,6 +40,8 @@ const handleHexChars = 20;
 
 /** Handles as `archiveHandle` makes them, to find them inside text (a stub, a note, what an agent passes). */
 export const handlePattern = new RegExp(`h-[0-9a-f]{${handleHexChars}}`, 'g');
+/** A string that is one handle and nothing else. */
+const wholeHandle = new RegExp(`^${handlePattern.source}$`);
 
 /** The handle of an original: depends on its kind and content only. */
 export function archiveHandle(kind: ArchiveEntry['kind'], content: ArchiveEntry['content']): string {
@@ -141,8 +143,13 @@ export function mergedMessageIds(known: readonly string[], added: readonly strin
 
 /**
  * The one handle that reaches all of `handles`: the handle itself when there is one, otherwise that of an index
- * entry listing them, which is stored (`undefined` when there are none).
+ * entry listing them (`undefined` when there are none). `putIndex` stores that entry.
  */
+export function indexHandleOf(handles: readonly string[]): string | undefined {
+  return handles.length <= 1 ? handles[0] : archiveHandle('index', [...handles]);
+}
+
+/** `indexHandleOf(handles)`, with the index entry stored when there is one. */
 export function putIndex(
   archive: ArchiveStore,
   handles: readonly string[],
@@ -162,11 +169,10 @@ export function checkEntryShape(entry: Pick<ArchiveEntry, 'kind' | 'content'>): 
     throw new InvalidArgumentError('kind', `must be one of ${archiveKinds.join(', ')}, got ${String(kind)}`);
   }
   if (kind !== 'index') return;
-  const single = new RegExp(`^${handlePattern.source}$`);
   if (
     !Array.isArray(content) ||
     content.length === 0 ||
-    !content.every((item) => typeof item === 'string' && single.test(item))
+    !content.every((item) => typeof item === 'string' && wholeHandle.test(item))
   ) {
     throw new InvalidArgumentError(
       'content',

@@ -1,4 +1,4 @@
-import { archiveHandle, putIndex } from '../archive/archive-store.js';
+import { archiveHandle, indexHandleOf, putIndex } from '../archive/archive-store.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { hashText } from '../internal/hash.js';
 import { describeValue } from '../internal/json-shapes.js';
@@ -595,7 +595,7 @@ function commitSummary(input: CommitInput): StrategyResult {
   const factsText = renderSummaryFacts(facts);
   // One handle names them all: an index (oldest first), stored with the span once the summary is usable.
   const indexed = [...handles].reverse();
-  const named = indexed.length === 1 ? indexed[0]! : archiveHandle('index', indexed);
+  const named = indexHandleOf(indexed)!;
   const text = [
     summaryHeader(messageCount),
     summaryText,

@@ -477,14 +477,13 @@ interface BuiltText {
   blockTokens: Array<Array<number | undefined>>;
   /** Per section, the lines left out because an earlier section showed them. */
   shownElsewhere: Array<ReadonlySet<number> | undefined>;
-  /** Sections with lines but none shown, as the closing line names them (`files (3)`). */
-  unshown: readonly string[];
-  /** Every section with lines left out, in order: those and, beside the lines shown, `commands (+12 more)`. */
-  leftOut: readonly string[];
-  /** The text with its closing line naming `unshown`, made once. */
-  closed?: BuiltText;
-  /** The text with its closing line naming `leftOut`, made once. */
-  closedAll?: BuiltText;
+  /**
+   * Every section with lines left out, in order, as the closing line names it: `files (3)` when it shows none
+   * (`none`), `commands (+12 more)` beside the lines it shows.
+   */
+  leftOut: ReadonlyArray<{ name: string; none: boolean }>;
+  /** The text with its closing line, made once: naming the sections that show none, or (`all`) every one. */
+  closed?: { none?: BuiltText; all?: BuiltText };
   tokens?: number;
 }
 
@@ -588,8 +587,7 @@ export function createAnchoredSummaryRenderer(
       // A section none of whose lines fit is named on one closing line, not given a heading of its own; one
       // that shows some is named there too with what it leaves out, when there is room (one line for all: a
       // note per section took ~10 tokens each, room a small summary needs for its lines).
-      const unshown: string[] = [];
-      const leftOut: string[] = [];
+      const leftOut: Array<{ name: string; none: boolean }> = [];
       // A line an earlier section shows (a command also among the scripts and excerpts) is shown once.
       const shownCores = new Set<string>();
       const shownElsewhereBySection: Array<ReadonlySet<number> | undefined> = [];
@@ -611,11 +609,10 @@ export function createAnchoredSummaryRenderer(
           }
         const name = closingName(section.title);
         if (kept.length === 0 && left > 0) {
-          unshown.push(`${name} (${left})`);
-          leftOut.push(`${name} (${left})`);
+          leftOut.push({ name: `${name} (${left})`, none: true });
           return;
         }
-        if (left > 0) leftOut.push(`${name} (+${left} more)`);
+        if (left > 0) leftOut.push({ name: `${name} (+${left} more)`, none: false });
         pieces.push(`## ${section.title}\n${kept.join('\n')}`);
         blocks.push([`## ${section.title}`, ...(kept.length === 0 ? [''] : kept)]);
         blockTokens.push([undefined, ...keptTokens]);
@@ -625,7 +622,6 @@ export function createAnchoredSummaryRenderer(
         blocks,
         blockTokens,
         shownElsewhere: shownElsewhereBySection,
-        unshown,
         leftOut,
       };
       built.set(key, entry);
@@ -638,25 +634,24 @@ export function createAnchoredSummaryRenderer(
   };
   /**
    * The text with the line that names the sections it shows nothing of (with `all`, every section it leaves
-   * lines out of), by `closingName`. That line holds no fact, only where to look, so it comes last: it is added when it fits beside
-   * the lines, never in their place.
+   * lines out of), by `closingName`. That line holds no fact, only where to look, so it comes last: it is added
+   * when it fits beside the lines, never in their place.
    */
   const closedOf = (entry: BuiltText, all = false): BuiltText => {
-    const named = all ? entry.leftOut : entry.unshown;
+    const named = entry.leftOut.filter((section) => all || section.none);
     if (named.length === 0) return entry;
-    const made = all ? entry.closedAll : entry.closed;
+    const kind = all ? 'all' : 'none';
+    const made = entry.closed?.[kind];
     if (made !== undefined) return made;
-    const closing = `In the archive, not shown: ${named.join(', ')}.`;
-    const closed = {
+    const closing = `In the archive, not shown: ${named.map((section) => section.name).join(', ')}.`;
+    const closed: BuiltText = {
       text: `${entry.text}\n\n${closing}`,
       blocks: [...entry.blocks, [closing]],
       blockTokens: [...entry.blockTokens, [undefined]],
       shownElsewhere: entry.shownElsewhere,
-      unshown: [],
       leftOut: [],
     };
-    if (all) entry.closedAll = closed;
-    else entry.closed = closed;
+    entry.closed = { ...entry.closed, [kind]: closed };
     return closed;
   };
   /**
