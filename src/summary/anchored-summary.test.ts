@@ -1128,6 +1128,48 @@ describe('renderAnchoredSummary', () => {
     expect(text).toContain('## Command results (verbatim)\n- Ran 82 tests in 0.094s');
   });
 
+  it('leaves out the items of ranked sections the conversation around it shows, and their room goes to others', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 9;
+    const error = "TypeError: Cannot read properties of undefined (reading 'retries')";
+    summary.files.push({ path: 'src/retry/backoff.ts', status: 'modified' });
+    summary.errors.push(`\`${error}\` (from npx vitest run, 3×)`);
+    summary.commands.push('`npx vitest run src/retry` → exit 1');
+    summary.changes.push(
+      'if (options.retries === undefined) return defaults;',
+      'return Math.min(delay * 2, maxDelay);',
+    );
+    summary.createdCode.push('export const maxDelay = 30_000;');
+    summary.excerpts.push('  delayMs: 250,\n  maxDelay: 30000,');
+    // What the recent turns show, as `conversationLines` gives it: trimmed lines.
+    const shown = new Set([
+      error,
+      'npx vitest run src/retry',
+      'return Math.min(delay * 2, maxDelay);',
+      'delayMs: 250,',
+      'src/retry/backoff.ts',
+    ]);
+    const text = renderAnchoredSummary(summary, { conversationLines: shown });
+    expect(text).not.toContain(error);
+    expect(text).not.toContain('## Commands');
+    expect(text).not.toContain('return Math.min');
+    expect(text).toContain('- if (options.retries === undefined) return defaults;');
+    expect(text).toContain('- export const maxDelay = 30_000;');
+    // An item shows while one of its lines is not in view; a file's row always does.
+    expect(text).toContain('-   delayMs: 250,\n    maxDelay: 30000,');
+    expect(text).toContain('- `src/retry/backoff.ts` modified');
+    // Nothing is counted as left out: the model reads those lines in the conversation.
+    expect(text).not.toContain('not shown');
+    // Under a cap the room goes to a line the conversation does not show.
+    const cap = anchoredSummaryTokens(summary, { conversationLines: shown, counter });
+    const tight = renderAnchoredSummary(summary, { maxTokens: cap, conversationLines: shown, counter });
+    expect(tight).toBe(text);
+    // Without the lines in view, the same room holds less of what the conversation does not show.
+    const plain = renderAnchoredSummary(summary, { maxTokens: cap, counter });
+    const unseen = ['if (options.retries', 'export const maxDelay', 'maxDelay: 30000'];
+    expect(unseen.filter((line) => plain.includes(line)).length).toBeLessThan(unseen.length);
+  });
+
   it('keeps the most salient and specific lines of a capped section, once per shape, in their order', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 2;

@@ -22,6 +22,13 @@ export interface RenderAnchoredSummaryOptions {
    * @default none: the header names the first three handles and the `Archived` section lists every one
    */
   indexHandle?: string;
+  /**
+   * The lines the conversation around the summary shows (`conversationLines` of its other messages): an item of
+   * a ranked section (code, commands, errors, results, excerpts…) every line of which is among them is left out,
+   * since the model reads it there, and its room goes to lines it does not see. Files, tasks and state rows are
+   * always shown. @default none
+   */
+  conversationLines?: ReadonlySet<string>;
 }
 
 /** A section as the closing line names it: `excerpts`, not `excerpts (verbatim)`. */
@@ -113,7 +120,38 @@ const favouredFactor = 3;
 /** The `minShare` of an uncapped intent: the task only the summary holds anchors everything else. */
 const intentMinShare = 0.3;
 
-function sectionsOf(
+interface SectionOptions {
+  maxIntentChars: number;
+  indexHandle: string | undefined;
+  conversationLines: ReadonlySet<string> | undefined;
+}
+
+/** The sections of `summary`, without the items of ranked sections the conversation shows. */
+function sectionsOf(summary: AnchoredSummary, options: SectionOptions): RenderedSection[] {
+  const sections = allSectionsOf(summary, options.maxIntentChars, options.indexHandle);
+  const { conversationLines } = options;
+  if (conversationLines === undefined || conversationLines.size === 0) return sections;
+  return sections.map((section) =>
+    section.keep === 'salient' ? withoutShownItems(section, conversationLines) : section,
+  );
+}
+
+/** `section` without the items whose every line the conversation shows (the favoured count kept in step). */
+function withoutShownItems(section: RenderedSection, shown: ReadonlySet<string>): RenderedSection {
+  const favoured = section.favoured ?? 0;
+  let favouredLeft = favoured;
+  const lines = section.lines.filter((item, index) => {
+    const pieces = item.split('\n').map((piece, at) => (at === 0 ? lineCore(piece) : piece.trim()));
+    const inView =
+      pieces.some((piece) => piece !== '') && pieces.every((piece) => piece === '' || shown.has(piece));
+    if (inView && index < favoured) favouredLeft--;
+    return !inView;
+  });
+  if (lines.length === section.lines.length) return section;
+  return { ...section, lines, ...(section.favoured === undefined ? {} : { favoured: favouredLeft }) };
+}
+
+function allSectionsOf(
   summary: AnchoredSummary,
   maxIntentChars: number,
   indexHandle?: string,
@@ -411,7 +449,10 @@ function memoisedCounter(counter: TokenCounter): TokenCounter {
  */
 export function anchoredSummaryTokens(
   summary: AnchoredSummary,
-  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars' | 'indexHandle'> = {},
+  options: Pick<
+    RenderAnchoredSummaryOptions,
+    'counter' | 'maxIntentChars' | 'indexHandle' | 'conversationLines'
+  > = {},
 ): number {
   return createAnchoredSummaryRenderer(summary, options).estimatedTokens;
 }
@@ -424,14 +465,17 @@ export function anchoredSummaryTokens(
 export function anchoredSummaryTokensUpTo(
   summary: AnchoredSummary,
   limit: number,
-  options: Pick<RenderAnchoredSummaryOptions, 'counter' | 'maxIntentChars' | 'indexHandle'> = {},
+  options: Pick<
+    RenderAnchoredSummaryOptions,
+    'counter' | 'maxIntentChars' | 'indexHandle' | 'conversationLines'
+  > = {},
 ): number {
-  const { maxIntentChars = Number.POSITIVE_INFINITY, indexHandle } = options;
+  const { maxIntentChars = Number.POSITIVE_INFINITY, indexHandle, conversationLines } = options;
   defaultCounter ??= createO200kCounter();
   const counter = memoisedCounter(options.counter ?? defaultCounter);
   // The terms of the renderer's estimate: the header, then per section its heading and each line's count and newline.
   let total = counter.count(header(summary, indexHandle));
-  for (const section of sectionsOf(summary, maxIntentChars, indexHandle)) {
+  for (const section of sectionsOf(summary, { maxIntentChars, indexHandle, conversationLines })) {
     if (total >= limit) return limit;
     if (section.lines.length === 0) continue;
     total += sectionHeadingTokens;
@@ -458,7 +502,7 @@ function header(summary: AnchoredSummary, indexHandle: string | undefined): stri
  * non-empty section. With `maxTokens`, each section gets its share (unused shares go to the sections that
  * need more, and so does what whole lines leave), lines that do not fit are left out and counted on one closing
  * line (`In the archive, not shown: files (3), commands (+12 more).`, when it fits), and a line an earlier
- * section shows is not repeated; the whole text is shrunk further until it fits (only the header when even that
+ * section shows (or the conversation, with `conversationLines`) is not repeated; the whole text is shrunk further until it fits (only the header when even that
  * is too much). Deterministic.
  */
 export function renderAnchoredSummary(
@@ -530,11 +574,11 @@ export function createAnchoredSummaryRenderer(
   summary: AnchoredSummary,
   options: CreateAnchoredSummaryRendererOptions = {},
 ): AnchoredSummaryRenderer {
-  const { maxIntentChars = Number.POSITIVE_INFINITY, previous, indexHandle } = options;
+  const { maxIntentChars = Number.POSITIVE_INFINITY, previous, indexHandle, conversationLines } = options;
   defaultCounter ??= createO200kCounter();
   const baseCounter = options.counter ?? defaultCounter;
   const counter = memoisedCounter(baseCounter);
-  const sections = sectionsOf(summary, maxIntentChars, indexHandle).filter(
+  const sections = sectionsOf(summary, { maxIntentChars, indexHandle, conversationLines }).filter(
     (section) => section.lines.length > 0,
   );
   const earlier = previous === undefined ? undefined : renderedSections.get(previous);

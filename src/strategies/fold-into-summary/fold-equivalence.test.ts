@@ -57,17 +57,17 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: '1d9384284dc09090a53fcc6497e7bbcf', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
   '0.1': { result: '427075f34230dc09cb14d86542223c0a', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
   '0.15': { result: 'b2e3d49449bb88f432babcf803828e39', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: 'a0390c0ee57b8607a6fd8baa68085080', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: '9237fde7a5bdeace148e963849bcc9f9', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.2': { result: '3f23a0809926652a94c1fdc097bab94d', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: 'ab0b2cd7f156591a1bab29e99e34f3ea', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '00def28907f90c97c57fc95d6a7d9a35',
+    result: 'd1a5078822be64946fb50611dec0e162',
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'd6fd3c1822213a43ed1f72d0ba2e5dcb',
+    result: 'b85f13022ca273a8cfb12cd0a50fa55f',
     archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
@@ -75,7 +75,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '34768f03f904a805b68164b8987a49ab',
+    result: '9287b63082df0db548bb1658593b06af',
     archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {

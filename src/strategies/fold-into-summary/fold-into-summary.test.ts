@@ -405,6 +405,39 @@ describe('foldIntoSummary in compact', () => {
     expect(rounds).toBeLessThanOrEqual(4);
   });
 
+  it('does not repeat what the recent turns show: a rerun failing the same way is read there', () => {
+    // Short outputs, nothing to stub: the budget is met by folding the oldest turns.
+    const builder = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user('Fix the flaky upload in src/upload/chunker.ts.');
+    for (let turn = 0; turn < 30; turn++) {
+      builder.assistant(`Trying chunk size ${turn + 1} MiB.`);
+      const error =
+        turn === 0 ? 'Error: EPIPE while opening the upload stream' : 'Error: ECONNRESET on chunk';
+      builder.tools([
+        {
+          name: 'Bash',
+          input: { command: 'npm test -- upload' },
+          output: { type: 'error-text', value: `${error}\n    at send (src/upload/chunker.ts:${40 + turn})` },
+        },
+      ]);
+      builder.user('Try again.');
+    }
+    builder.assistant('Next I will rerun the whole suite.');
+    const input = builder.build();
+    const result = compact(input, { budgetTokens: Math.floor(countOf(input) * 0.3), ...engine });
+    expect(result.report.withinBudget).toBe(true);
+    const { message, record } = soleSummary(result.messages);
+    const rest = textOf(result.messages.filter((kept) => kept !== message));
+    // The recent turns show the rerun's error and command: the record keeps them, the text leaves them there.
+    expect(rest).toContain('Error: ECONNRESET on chunk');
+    expect(record.errors.join('\n')).toContain('Error: ECONNRESET on chunk');
+    expect(messageText(message)).not.toContain('ECONNRESET');
+    expect(messageText(message)).toContain('Error: EPIPE while opening the upload stream');
+    // What they do not show is in the summary.
+    expect(rest).not.toContain('EPIPE');
+  });
+
   it('does nothing within budget and returns the same objects', () => {
     const messages = assignIds(uploadSession(2));
     const result = foldIntoSummary().apply(messages, {

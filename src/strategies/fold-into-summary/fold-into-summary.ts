@@ -14,6 +14,7 @@ import {
   type AnchoredSummary,
   anchoredSummaryToJson,
   buildAnchoredSummary,
+  conversationLines,
   isTodoList,
   mergeAnchoredSummary,
   parseAnchoredSummary,
@@ -101,6 +102,7 @@ export function foldIntoSummary(
         ledger: undefined,
         record: undefined,
         renderer: undefined,
+        lines: undefined,
       };
       // Drop room for the summary: as big as the record wants, capped at its share; the record grows as more is
       // dropped, so a few rounds, the reserve only ever growing (each round drops under a lower budget).
@@ -151,10 +153,40 @@ interface FoldSettings {
   record:
     | { originals: readonly IdentifiedMessage[]; handles: readonly string[]; record: AnchoredSummary }
     | undefined;
-  /** The previous round's renderer, with the record and intent cap it renders. */
+  /** The previous round's renderer, with the record, intent cap and conversation lines it renders for. */
   renderer:
-    | { record: AnchoredSummary; taskKept: boolean; renderer: AnchoredSummaryRenderer; json: JSONValue }
+    | {
+        record: AnchoredSummary;
+        taskKept: boolean;
+        lines: ReadonlySet<string>;
+        renderer: AnchoredSummaryRenderer;
+        json: JSONValue;
+      }
     | undefined;
+  /** The lines of the messages around the previous round's summary, with those messages. */
+  lines: { messages: readonly IdentifiedMessage[]; lines: ReadonlySet<string> } | undefined;
+}
+
+/**
+ * The lines of the messages around the summary at `targetIndex` (`conversationLines`), the previous round's
+ * set when they are the same messages (a round that dropped no more).
+ */
+function linesAround(
+  output: readonly IdentifiedMessage[],
+  targetIndex: number,
+  settings: FoldSettings,
+): ReadonlySet<string> {
+  const around = output.filter((_, index) => index !== targetIndex);
+  const previous = settings.lines;
+  if (
+    previous !== undefined &&
+    previous.messages.length === around.length &&
+    previous.messages.every((message, index) => around[index] === message)
+  )
+    return previous.lines;
+  const lines = conversationLines(around);
+  settings.lines = { messages: around, lines };
+  return lines;
 }
 
 /** The ledger of `span`, continuing the previous round's when `span` extends what it has read. */
@@ -282,7 +314,10 @@ function foldOnce(
     messageIds: [id],
     strategy: settings.name,
   });
+  // A line the recent turns show (the same error again, a command rerun) is not repeated: its room goes to others.
+  const lines = linesAround(output, targetIndex, settings);
   const rendererOptions = {
+    conversationLines: lines,
     ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
     ...(indexHandle === undefined ? {} : { indexHandle }),
   };
@@ -297,7 +332,9 @@ function foldOnce(
       : record;
   // The same record (a round that dropped no more) renders the same texts: keep its renderer and JSON.
   const reused =
-    settings.renderer?.record === shown && settings.renderer.taskKept === taskKept
+    settings.renderer?.record === shown &&
+    settings.renderer.taskKept === taskKept &&
+    settings.renderer.lines === lines
       ? settings.renderer
       : undefined;
   const summaryJson = reused?.json ?? anchoredSummaryToJson(record);
@@ -337,7 +374,7 @@ function foldOnce(
       // The previous renderer's record differs in a few sections at most: the others keep their rankings.
       ...(settings.renderer === undefined ? {} : { previous: settings.renderer.renderer }),
     });
-  settings.renderer = { record: shown, taskKept, renderer, json: summaryJson };
+  settings.renderer = { record: shown, taskKept, lines, renderer, json: summaryJson };
   const render = (maxTokens: number) => renderer.render(maxTokens);
   const wanted = Math.min(settings.summaryCap, renderer.estimatedTokens);
   // The cap decides how much to drop; what the drop freed beyond it (turns go whole) is the summary's too,

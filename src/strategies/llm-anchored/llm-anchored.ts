@@ -7,6 +7,7 @@ import type { IdentifiedMessage } from '../../messages/types.js';
 import {
   type AnchoredSummary,
   anchoredSummaryToJson,
+  conversationLines,
   parseAnchoredSummary,
   renderAnchoredSummary,
 } from '../../summary/index.js';
@@ -270,9 +271,12 @@ function renderWithin(input: SummaryTextInput, merged: AnchoredSummary): string 
     );
   const rest = accountant.countTotal(withText(''));
   let maxTokens = Math.max(1, Math.min(summaryCap, budgetTokens - rest));
+  // As the fold rendered it: without the lines the messages around the summary show.
+  const lines = conversationLines(messages.filter((_, index) => index !== summaryIndex));
   const render = () =>
     renderAnchoredSummary(merged, {
       maxTokens,
+      conversationLines: lines,
       ...(taskKept ? { maxIntentChars: keptTaskIntentChars } : {}),
       ...(indexHandle === undefined ? {} : { indexHandle }),
     });
