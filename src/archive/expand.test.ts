@@ -314,6 +314,44 @@ describe('executeExpandTool', () => {
     );
   });
 
+  it('formats an original once while a model pages through it, and again once a put adds the ids it lists', () => {
+    const { archive, messagesHandle, outputHandle, textHandle } = archiveWithSamples();
+    const reads: string[] = [];
+    const counting: ArchiveStore = {
+      put: (entry) => archive.put(entry),
+      has: (handle) => archive.has(handle),
+      get: (handle) => {
+        reads.push(handle);
+        return archive.get(handle);
+      },
+    };
+    const index = putIndex(counting, [messagesHandle, outputHandle, textHandle], {
+      messageIds: ['summary-1'],
+      strategy: 'fold-into-summary',
+    })!;
+    const pageChars = 150;
+    const first = executeExpandTool(counting, { handle: index }, { pageChars });
+    const count = Number(/page 1 of (\d+)/.exec(first)?.[1]);
+    expect(count).toBeGreaterThan(1);
+    // The listing read every original once; each later page reads only the index itself.
+    expect(reads).toEqual([index, messagesHandle, outputHandle, textHandle]);
+    reads.length = 0;
+    for (let page = 2; page <= count; page++)
+      executeExpandTool(counting, { handle: index, page }, { pageChars });
+    expect(reads).toEqual(Array.from({ length: count - 1 }, () => index));
+    // A put of the same text from another message lists that message too, at once.
+    const before = executeExpandTool(counting, { handle: textHandle });
+    archive.put({
+      kind: 'text',
+      content: 'The long original prose.\n\nSecond paragraph.',
+      messageIds: ['m9'],
+      strategy: 'prose',
+    });
+    const after = executeExpandTool(counting, { handle: textHandle });
+    expect(before).toContain('(prose from m2):');
+    expect(after).toContain('(prose from m2, m9):');
+  });
+
   it('never splits a surrogate pair across pages', () => {
     const archive = createMemoryArchive();
     const handle = archive.put({ kind: 'text', content: '🧪'.repeat(50), messageIds: [], strategy: 's' });

@@ -97,12 +97,41 @@ export function executeExpandTool(
     return 'Error: "page" must be a whole number from 1, e.g. {"handle": "h-…", "page": 2}.';
   let text: string;
   try {
-    text = formatArchiveEntry(entry, archive);
+    text = recentlyFormatted(entry, archive);
   } catch (error) {
     if (!PrecisError.isInstance(error)) throw error;
     return `Error: the archive could not be read (${error.message}). The original of ${handle} is not available right now.`;
   }
   return pageOf(text, handle, page, pageChars);
+}
+
+/** The texts of the entries last expanded from each archive, by handle and the ids the entry lists. */
+const recentTexts = new WeakMap<ArchiveStore, Map<string, string>>();
+/** Entries remembered per archive: an agent pages through one or two at a time. */
+const recentTextsPerArchive = 4;
+
+/**
+ * `formatArchiveEntry(entry, archive)`, remembered for the entries last asked for: a model reads a long original
+ * page by page, and formatting it again for each page costs the whole original every time (an index reads
+ * every original it lists). An entry's content never changes under its handle, but a `put` may add the
+ * message ids it lists, so they are part of the key. (An index's listing is remembered with the ids its
+ * originals listed when it was first formatted.)
+ */
+function recentlyFormatted(entry: ArchiveEntry, archive: ArchiveStore): string {
+  let texts = recentTexts.get(archive);
+  if (texts === undefined) {
+    texts = new Map();
+    recentTexts.set(archive, texts);
+  }
+  const key = `${entry.handle} ${entry.messageIds.join(',')}`;
+  let text = texts.get(key);
+  if (text === undefined) {
+    text = formatArchiveEntry(entry, archive);
+    if (texts.size >= recentTextsPerArchive) texts.delete(texts.keys().next().value!);
+  } else texts.delete(key);
+  // The most recently used last, the first to go when the map is full.
+  texts.set(key, text);
+  return text;
 }
 
 /** @throws {InvalidArgumentError} naming `pageChars` when it is not a positive integer. */
