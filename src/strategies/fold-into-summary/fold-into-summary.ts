@@ -103,6 +103,7 @@ export function foldIntoSummary(
         record: undefined,
         renderer: undefined,
         lines: undefined,
+        earlierIndex: undefined,
       };
       // Drop room for the summary: as big as the record wants, capped at its share; the record grows as more is
       // dropped, so a few rounds, the reserve only ever growing (each round drops under a lower budget).
@@ -165,6 +166,8 @@ interface FoldSettings {
     | undefined;
   /** The lines of the messages around the previous round's summary, with those messages. */
   lines: { messages: readonly IdentifiedMessage[]; lines: ReadonlySet<string> } | undefined;
+  /** The existing summary message and the handle that reaches what it folded (`summaryIndex`). */
+  earlierIndex: { message: IdentifiedMessage; handle: string | undefined } | undefined;
 }
 
 /**
@@ -310,10 +313,15 @@ function foldOnce(
   const taskKept =
     task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
   // One handle in the header: an index of the spans and of the outputs stubbed inside them.
-  const indexHandle = summaryIndex(archive, existingMessage, existing, recordHandles, record.handles, {
-    messageIds: [id],
-    strategy: settings.name,
-  });
+  const indexHandle = summaryIndex(
+    archive,
+    existingMessage,
+    existing,
+    recordHandles,
+    record.handles,
+    { messageIds: [id], strategy: settings.name },
+    settings,
+  );
   // A line the recent turns show (the same error again, a command rerun) is not repeated: its room goes to others.
   const lines = linesAround(output, targetIndex, settings);
   const rendererOptions = {
@@ -421,14 +429,21 @@ function summaryIndex(
   foldHandles: readonly string[],
   allHandles: readonly string[],
   from: Pick<ArchiveEntry, 'messageIds' | 'strategy'>,
+  settings: FoldSettings,
 ): string | undefined {
   if (existing === undefined) return putIndex(archive, allHandles, from);
-  const named = existingMessage?.metadata?.handle;
-  const reachesExisting =
-    typeof named === 'string' &&
-    ((existing.handles.length === 1 && existing.handles[0] === named) ||
-      archive.get(named)?.kind === 'index');
-  const earlier = reachesExisting ? named : putIndex(archive, existing.handles, from);
+  // Every round finds the same summary: its handle is looked up (an archive read) once per compaction.
+  let earlier =
+    settings.earlierIndex?.message === existingMessage ? settings.earlierIndex?.handle : undefined;
+  if (earlier === undefined) {
+    const named = existingMessage?.metadata?.handle;
+    const reachesExisting =
+      typeof named === 'string' &&
+      ((existing.handles.length === 1 && existing.handles[0] === named) ||
+        archive.get(named)?.kind === 'index');
+    earlier = reachesExisting ? named : putIndex(archive, existing.handles, from);
+    if (existingMessage !== undefined) settings.earlierIndex = { message: existingMessage, handle: earlier };
+  }
   const known = new Set(existing.handles);
   const added = foldHandles.filter((handle) => !known.has(handle));
   return putIndex(archive, earlier === undefined ? added : [earlier, ...added], from);
