@@ -139,7 +139,13 @@ describe('deduplicate', () => {
   });
 
   it('rejects bad options with a typed error', () => {
-    for (const options of [{ similarity: 2 }, { minTokens: -1 }, { keepRecentTurns: 1.5 }]) {
+    const similarityAsText = { similarity: '0.9' as unknown as number };
+    for (const options of [
+      { similarity: 2 },
+      similarityAsText,
+      { minTokens: -1 },
+      { keepRecentTurns: 1.5 },
+    ]) {
       let caught: unknown;
       try {
         deduplicate(options);

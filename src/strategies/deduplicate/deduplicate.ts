@@ -9,7 +9,7 @@ import type {
   ToolResultPart,
 } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { recentTurnsStart } from '../strategy-support.js';
+import { checkShare, recentTurnsStart } from '../strategy-support.js';
 import { findNearDuplicates } from './find-near-duplicates.js';
 
 export interface DeduplicateOptions {
@@ -53,8 +53,7 @@ export function deduplicate(options: DeduplicateOptions = {}): Strategy {
   const { minTokens = 200, similarity = 0.9, keepRecentTurns = 0 } = options;
   if (!(Number.isFinite(minTokens) && minTokens >= 0))
     throw new InvalidArgumentError('minTokens', `must be a non-negative number, got ${minTokens}`);
-  if (!(similarity > 0 && similarity <= 1))
-    throw new InvalidArgumentError('similarity', `must be in (0, 1], got ${similarity}`);
+  checkShare('similarity', similarity);
   if (!(Number.isInteger(keepRecentTurns) && keepRecentTurns >= 0))
     throw new InvalidArgumentError(
       'keepRecentTurns',

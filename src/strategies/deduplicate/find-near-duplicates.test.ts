@@ -103,7 +103,15 @@ describe('findNearDuplicates', () => {
 
   it('ignores empty texts and rejects bad options with a typed error', () => {
     expect(findNearDuplicates(['', ' ', ''])).toEqual([]);
-    for (const options of [{ similarity: 0 }, { similarity: 1.5 }, { hashCount: 3 }, { shingleSize: 0 }]) {
+    // A share given as text ('0.9' from a config file) is not a number: it used to pass the range check.
+    const asText = { similarity: '0.9' as unknown as number };
+    for (const options of [
+      { similarity: 0 },
+      { similarity: 1.5 },
+      asText,
+      { hashCount: 3 },
+      { shingleSize: 0 },
+    ]) {
       let caught: unknown;
       try {
         findNearDuplicates(['a'], options);

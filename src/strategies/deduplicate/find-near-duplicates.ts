@@ -1,4 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
+import { checkShare } from '../strategy-support.js';
 
 export interface FindNearDuplicatesOptions {
   /** Estimated Jaccard similarity of word shingles at or above which two texts are near-duplicates. @default 0.9 */
@@ -50,8 +51,7 @@ export function findNearDuplicates(
     shingleSize = 5,
     sources = [],
   } = options;
-  if (!(similarity > 0 && similarity <= 1))
-    throw new InvalidArgumentError('similarity', `must be in (0, 1], got ${similarity}`);
+  checkShare('similarity', similarity);
   if (!Number.isInteger(hashCount) || hashCount < 8 || hashCount > 1024)
     throw new InvalidArgumentError('hashCount', `must be an integer from 8 to 1024, got ${hashCount}`);
   if (!Number.isInteger(shingleSize) || shingleSize < 1)

@@ -90,7 +90,7 @@ describe('compressProse', () => {
   });
 
   it('rejects a keepRatio outside (0, 1] with a typed error', () => {
-    for (const keepRatio of [0, -0.5, 1.5, Number.NaN]) {
+    for (const keepRatio of [0, -0.5, 1.5, Number.NaN, '0.5' as unknown as number]) {
       expect(() => compressProse('text', { keepRatio })).toThrow(InvalidArgumentError);
     }
   });

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { TokenCounter } from '../../tokens/index.js';
 import { createO200kCounter } from '../../tokens/index.js';
+import { checkShare } from '../strategy-support.js';
 
 export interface CompressProseOptions {
   /**
@@ -354,9 +355,7 @@ function signalScore(text: string): number {
  */
 export function compressProse(text: string, options: CompressProseOptions = {}): string {
   const { keepRatio = 0.5 } = options;
-  if (!(typeof keepRatio === 'number' && keepRatio > 0 && keepRatio <= 1)) {
-    throw new InvalidArgumentError('keepRatio', `expected a number in (0, 1], got ${String(keepRatio)}`);
-  }
+  checkShare('keepRatio', keepRatio);
   if (keepRatio === 1 || text.length === 0) return text;
   const segments = segmentText(text);
 

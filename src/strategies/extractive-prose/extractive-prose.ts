@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { IdentifiedMessage, TextPart } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
-import { recentTurnsStart } from '../strategy-support.js';
+import { checkShare, recentTurnsStart } from '../strategy-support.js';
 import { compressProse } from './compress-prose.js';
 
 export interface ExtractiveProseOptions {
@@ -34,8 +34,7 @@ export function extractiveProse(options: ExtractiveProseOptions = {}): Strategy 
   const { minTokens = 300, keepRatio = 0.5, keepRecentTurns = 2 } = options;
   if (!(Number.isInteger(minTokens) && minTokens >= 0))
     throw new InvalidArgumentError('minTokens', `expected a non-negative integer, got ${minTokens}`);
-  if (!(typeof keepRatio === 'number' && keepRatio > 0 && keepRatio <= 1))
-    throw new InvalidArgumentError('keepRatio', `expected a number in (0, 1], got ${String(keepRatio)}`);
+  checkShare('keepRatio', keepRatio);
   if (!(Number.isInteger(keepRecentTurns) && keepRecentTurns >= 0))
     throw new InvalidArgumentError(
       'keepRecentTurns',
