@@ -90,9 +90,11 @@ describe('createCalibratedCounter', () => {
 
   it('rejects nonsense options', () => {
     expect(() => createCalibratedCounter({ initialRatio: 0 })).toThrow(InvalidArgumentError);
-    expect(() => createCalibratedCounter({ initialRatio: 10 })).toThrow(InvalidArgumentError);
+    expect(() => createCalibratedCounter({ initialRatio: 10 })).toThrow(/initialRatio.*got 10/);
     expect(() => createCalibratedCounter({ smoothing: 0 })).toThrow(InvalidArgumentError);
-    expect(() => createCalibratedCounter({ smoothing: 1.5 })).toThrow(InvalidArgumentError);
+    expect(() => createCalibratedCounter({ smoothing: 1.5 })).toThrow(
+      /smoothing.*expected a number in \(0, 1\], got 1\.5/,
+    );
     expect(() => createCalibratedCounter({ minimumRatio: 2, maximumRatio: 1 })).toThrow(InvalidArgumentError);
     expect(() => createCalibratedCounter({ minimumSampleTokens: -1 })).toThrow(InvalidArgumentError);
   });

@@ -86,10 +86,14 @@ export function createCalibratedCounter(options: CalibratedCounterOptions = {}):
   }
   requirePositive('initialRatio', initialRatio);
   if (initialRatio < minimumRatio || initialRatio > maximumRatio) {
-    throw new InvalidArgumentError('initialRatio', `must lie in [${minimumRatio}, ${maximumRatio}]`);
+    throw new InvalidArgumentError(
+      'initialRatio',
+      `expected a number in [${minimumRatio}, ${maximumRatio}], got ${initialRatio}`,
+    );
   }
   requirePositive('smoothing', smoothing);
-  if (smoothing > 1) throw new InvalidArgumentError('smoothing', `must lie in (0, 1], got ${smoothing}`);
+  if (smoothing > 1)
+    throw new InvalidArgumentError('smoothing', `expected a number in (0, 1], got ${smoothing}`);
   if (!Number.isFinite(minimumSampleTokens) || minimumSampleTokens < 0) {
     throw new InvalidArgumentError(
       'minimumSampleTokens',
