@@ -1,4 +1,5 @@
 import { InvalidArgumentError, PrecisError } from '../errors/index.js';
+import { describeValue } from '../internal/json-shapes.js';
 import { toolOutputText } from '../messages/content.js';
 import type { JSONValue, Message, Part, ToolDefinition, ToolResultOutput } from '../messages/types.js';
 import { type ArchiveEntry, type ArchiveStore, handlePattern } from './archive-store.js';
@@ -103,6 +104,29 @@ export function executeExpandTool(
     return `Error: the archive could not be read (${error.message}). The original of ${handle} is not available right now.`;
   }
   return pageOf(text, handle, page, pageChars);
+}
+
+/** What an expand tool made for an agent framework runs with: the archive and the page options. */
+export interface ExpandToolSetup {
+  archive: ArchiveStore;
+  pageOptions: ExpandToolOptions;
+}
+
+/**
+ * The checked setup of an expand tool for an agent framework (the AI SDK's and LangChain's `createExpandTool`),
+ * from the options a user passes: an archive store and an optional `pageChars`.
+ * @throws {InvalidArgumentError} naming `archive` when it is not an archive store, or `pageChars` when it is not a
+ * positive integer.
+ */
+export function checkExpandToolSetup(
+  options: (ExpandToolOptions & { archive: ArchiveStore }) | undefined,
+): ExpandToolSetup {
+  const archive = options?.archive;
+  if (typeof archive?.get !== 'function')
+    throw new InvalidArgumentError('archive', `expected an archive store, got ${describeValue(archive)}`);
+  const pageOptions = options?.pageChars === undefined ? {} : { pageChars: options.pageChars };
+  checkExpandToolOptions(pageOptions);
+  return { archive, pageOptions };
 }
 
 /** The texts of the entries last expanded from each archive, by handle and the ids the entry lists. */
@@ -338,7 +362,7 @@ function formatIndex(content: ArchiveEntry['content'], archive: ArchiveStore | u
       const text = formatContent(entry, archive);
       const first = firstLine(text);
       lines.push(
-        `- ${handle}: ${describeEntry(entry)}, ${text.length.toLocaleString('en-US')} characters${first === '' ? '' : ` — ${first}`}`,
+        `- ${handle}: ${describeEntry(entry.kind, entry)}, ${text.length.toLocaleString('en-US')} characters${first === '' ? '' : ` — ${first}`}`,
       );
     }
   };
@@ -347,8 +371,9 @@ function formatIndex(content: ArchiveEntry['content'], archive: ArchiveStore | u
   return [`${intro}; expand any by its handle:`, ...lines].join('\n');
 }
 
-function describeEntry(entry: ArchiveEntry): string {
-  const { kind, content, messageIds, strategy } = entry;
+/** An original's kind, source messages and strategy (`kind` is the entry's: an index is listed, not described). */
+function describeEntry(kind: Exclude<ArchiveEntry['kind'], 'index'>, entry: ArchiveEntry): string {
+  const { content, messageIds, strategy } = entry;
   const from =
     messageIds.length === 0
       ? ''
@@ -364,8 +389,6 @@ function describeEntry(entry: ArchiveEntry): string {
       return `tool output${from} (${strategy})`;
     case 'text':
       return `text${from} (${strategy})`;
-    case 'index':
-      return `index of ${Array.isArray(content) ? content.length : 0} handles (${strategy})`;
   }
 }
 

@@ -1,8 +1,6 @@
 import { jsonSchema, type Tool, tool } from 'ai';
 import type { ArchiveStore } from '../../archive/archive-store.js';
-import { checkExpandToolOptions, executeExpandTool, expandTool } from '../../archive/expand.js';
-import { InvalidArgumentError } from '../../errors/index.js';
-import { describeValue } from '../../internal/json-shapes.js';
+import { checkExpandToolSetup, executeExpandTool, expandTool } from '../../archive/expand.js';
 
 export interface CreateExpandToolOptions {
   /** The archive compaction wrote to: `precisMiddleware(...).archive` or `compactStep(...).archive`. */
@@ -24,11 +22,7 @@ export interface ExpandToolInput {
  * to `tools` under `expandTool.name` (`expand_context`), which is what the precis summaries and stubs name.
  */
 export function createExpandTool(options: CreateExpandToolOptions): Tool<ExpandToolInput, string> {
-  const archive = options?.archive;
-  if (typeof archive?.get !== 'function')
-    throw new InvalidArgumentError('archive', `expected an archive store, got ${describeValue(archive)}`);
-  const pageOptions = options.pageChars === undefined ? {} : { pageChars: options.pageChars };
-  checkExpandToolOptions(pageOptions);
+  const { archive, pageOptions } = checkExpandToolSetup(options);
   return tool<ExpandToolInput, string>({
     description: expandTool.description,
     // The schema is a literal object that is valid JSON Schema 7; its inferred type is just wider.

@@ -1,9 +1,7 @@
 import { tool } from '@langchain/core/tools';
 import type { JsonSchema7ObjectType } from '@langchain/core/utils/json_schema';
 import type { ArchiveStore } from '../../archive/archive-store.js';
-import { checkExpandToolOptions, executeExpandTool, expandTool } from '../../archive/expand.js';
-import { InvalidArgumentError } from '../../errors/index.js';
-import { describeValue } from '../../internal/json-shapes.js';
+import { checkExpandToolSetup, executeExpandTool, expandTool } from '../../archive/expand.js';
 
 export interface CreateExpandToolOptions {
   /** The archive compaction wrote to: `precisMiddleware(...).archive`. */
@@ -18,11 +16,7 @@ export interface CreateExpandToolOptions {
  * `precisMiddleware` already adds it to the agent; this is for agents built without it.
  */
 export function createExpandTool(options: CreateExpandToolOptions) {
-  const archive = options?.archive;
-  if (typeof archive?.get !== 'function')
-    throw new InvalidArgumentError('archive', `expected an archive store, got ${describeValue(archive)}`);
-  const pageOptions = options.pageChars === undefined ? {} : { pageChars: options.pageChars };
-  checkExpandToolOptions(pageOptions);
+  const { archive, pageOptions } = checkExpandToolSetup(options);
   return tool(async (input) => executeExpandTool(archive, input, pageOptions), {
     name: expandTool.name,
     description: expandTool.description,
