@@ -980,12 +980,19 @@ describe('renderAnchoredSummary', () => {
     expect(text).toContain(
       '## Session intent\n/release docs/release.md\nRelease version 4.2 of the package to npm.\n\n## ',
     );
-    // Under a smaller cap, its share of the room (as for a task the conversation still shows) holds less of it
-    // than an uncapped intent takes: up to `intentMinShare` whatever its weight.
     const small = renderAnchoredSummary(summary, { maxTokens: 100, counter });
     expect(small).toContain('## Session intent\n/release docs/release.md\nRelease version 4.2');
-    const pointer = renderAnchoredSummary(summary, { maxTokens: 100, counter, maxIntentChars: 10_000 });
-    expect(pointer).not.toContain('Release version 4.2');
+    // An uncapped intent takes up to `intentMinShare` of the room whatever its lines are worth; capped (as for a
+    // task the conversation still shows), its long third line is worth less per token than the other sections'.
+    const uncapped = renderAnchoredSummary(summary, { maxTokens: 300, counter });
+    expect(uncapped).toContain('Background: the previous release');
+    expect(uncapped).toContain('Keep the public API unchanged.');
+    const pointer = renderAnchoredSummary(summary, { maxTokens: 300, counter, maxIntentChars: 10_000 });
+    expect(pointer).toContain('Release version 4.2');
+    expect(pointer).not.toContain('Background: the previous release');
+    // Under a larger cap, sections share the room by weight, and the capped intent shows whole again.
+    const roomy = renderAnchoredSummary(summary, { maxTokens: 1000, counter, maxIntentChars: 10_000 });
+    expect(roomy).toContain('Keep the public API unchanged.');
   });
 
   it('names sections none of whose lines fit on one closing line instead of a heading each', () => {
@@ -1073,21 +1080,28 @@ describe('renderAnchoredSummary', () => {
     }
   });
 
-  it('under a small cap shows the best line of several sections before more lines of the heaviest', () => {
+  it("under a small cap chooses lines by value per token: the heaviest section's further lines are worth less", () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 40;
     for (const name of ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel'])
       summary.changes.push(`export const ${name}Delay = computeBackoff(${name}Attempt, ${name}MaxDelay);`);
     summary.files.push({ path: 'src/http/retry.ts', status: 'modified', detail: 'edit +12/-3' });
     summary.errors.push('`TypeError: fetchWithRetry is not a function` (from npm test)');
-    const text = renderAnchoredSummary(summary, { maxTokens: 100, counter });
-    expect(counter.count(text)).toBeLessThanOrEqual(100);
-    // Code written weighs the most and wants all eight lines; the file and the error still show, and the room
-    // left (less than a line) does not hold the closing line that would count the lines left out.
+    const codeLines = (text: string) => text.match(/^- export const/gm)?.length ?? 0;
+    let shown = 0;
+    for (const maxTokens of [60, 80, 100, 120, 140, 160, 200]) {
+      const text = renderAnchoredSummary(summary, { maxTokens, counter });
+      expect(counter.count(text)).toBeLessThanOrEqual(maxTokens);
+      // More room never shows fewer of a section's lines.
+      expect(codeLines(text)).toBeGreaterThanOrEqual(shown);
+      shown = codeLines(text);
+    }
+    // Code written weighs the most and wants all eight lines, but its fourth is worth less than the first line of
+    // the errors (with its heading): the file, three code lines and the error fill 120 tokens.
+    const text = renderAnchoredSummary(summary, { maxTokens: 120, counter });
     expect(text).toContain('## Files\n- `src/http/retry.ts` modified');
     expect(text).toContain('## Errors → fixes\n- `TypeError: fetchWithRetry is not a function`');
-    expect(text.match(/^- export const/gm)).toHaveLength(2);
-    expect(text).not.toContain('In the archive, not shown');
+    expect(codeLines(text)).toBe(3);
   });
 
   it('tells every o200k counter the exact count of the text it renders, so the summary is not counted twice', () => {
