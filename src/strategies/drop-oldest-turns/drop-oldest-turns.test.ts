@@ -292,6 +292,29 @@ describe('dropOldestTurns', () => {
     );
   });
 
+  it('answers a budget as a fresh run under it does, whatever the budget of the context it was made with', () => {
+    // A task far over half of a small budget, three steps, a short request and a short last step: where the
+    // task cannot be kept, the span's newest step may stay instead, and "half the budget" is the one asked for.
+    const lines = (count: number, label: string) =>
+      Array.from({ length: count }, (_, line) => `${label} line ${line}: value=${line}`).join('\n');
+    const builder = createConversationBuilder()
+      .system('You are a coding agent.')
+      .user(`Fix the bug.\n${lines(50, 'task')}`);
+    for (let step = 0; step < 3; step++)
+      builder.tools([{ name: 'bash', input: { command: `step ${step}` }, output: lines(10, `out ${step}`) }]);
+    builder.user('Go on.');
+    builder.tools([{ name: 'bash', input: { command: 'last' }, output: lines(2, 'last') }]);
+    const messages = assignIds(builder.build());
+    const total = accountant.countConversation(messages).totalTokens;
+    for (const share of [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]) {
+      const budgetTokens = Math.floor(total * share);
+      const fresh = dropOldestTurns().apply(messages, strategyContext({ budgetTokens }));
+      const planner = createDropPlanner(messages, strategyContext({ budgetTokens: 0 }));
+      expect(planner.drop(0).actions.length).toBeGreaterThan(0);
+      expect(planner.drop(budgetTokens)).toEqual(fresh);
+    }
+  });
+
   it('drops under each budget of a planner what a fresh run drops, where markers need kept groups or pairs', () => {
     // A preserved task right before the steps: the marker fits only after a kept step (a blocked group), or
     // as the second of two markers (a large oldest step).

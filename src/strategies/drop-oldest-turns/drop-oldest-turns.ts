@@ -92,8 +92,8 @@ interface TriedPlan {
 /**
  * A `DropPlanner` for `messages` (which must not change while it is in use; `context.budgetTokens` is not
  * read): what does not depend on the budget (the groups, their counts, whether the input is valid) is worked
- * out once, and every plan tried is remembered by the groups it was asked to drop, since a lower budget
- * tries the plans of a higher one again on its way past them.
+ * out once, and every plan tried is remembered by the groups it was asked to drop and the hard budget, since a
+ * lower budget tries the plans of a higher one again on its way past them.
  * @throws InvalidMessageError naming the message index and field
  */
 export function createDropPlanner(
@@ -111,11 +111,14 @@ export function createDropPlanner(
     groups: readonly Group[],
     groupTokens: readonly number[],
     dropped: Set<number>,
+    hardBudget: number,
   ): TriedPlan => {
-    const key = [...dropped].sort((a, b) => a - b).join(',');
+    // A plan depends on the hard budget too (a long oldest group is measured against it); a fold passes the same
+    // one in every round.
+    const key = `${hardBudget}:${[...dropped].sort((a, b) => a - b).join(',')}`;
     let known = tried.get(key);
     if (known === undefined) {
-      const plan = planSpans(messages, groups, groupTokens, dropped, context);
+      const plan = planSpans(messages, groups, groupTokens, dropped, context, hardBudget);
       known = {
         plan,
         dropped: [...dropped],
@@ -135,7 +138,7 @@ export function createDropPlanner(
       // a group kept beside the current request is not needed once the request goes too.
       const requested = new Set<number>();
       let nextUnit = 0;
-      let current = tryPlan(groups, groupTokens, new Set());
+      let current = tryPlan(groups, groupTokens, new Set(), hardBudget);
       for (;;) {
         let estimate = current.tokens;
         // Everything else is gone: the last request and step follow only when the hard budget still fails.
@@ -153,7 +156,7 @@ export function createDropPlanner(
           }
           nextUnit++;
         }
-        current = tryPlan(groups, groupTokens, new Set(requested));
+        current = tryPlan(groups, groupTokens, new Set(requested), hardBudget);
       }
       const { plan } = current;
       for (const entry of plan.archiveEntries) context.archive.put(entry);
@@ -278,6 +281,8 @@ function planSpans(
   groupTokens: readonly number[],
   dropped: Set<number>,
   context: StrategyContext,
+  /** The budget the result must meet (a drop's hard budget): what "half the budget" is measured against. */
+  budgetTokens: number,
 ): Plan {
   const output: IdentifiedMessage[] = [];
   const actions: StrategyAction[] = [];
@@ -395,8 +400,8 @@ function planSpans(
       if (
         messages[newest.start]!.role === 'assistant' &&
         newestRole !== undefined &&
-        groupTokens[spanStart]! > context.budgetTokens / 2 &&
-        groupTokens[spanEnd - 1]! <= context.budgetTokens / 4
+        groupTokens[spanStart]! > budgetTokens / 2 &&
+        groupTokens[spanEnd - 1]! <= budgetTokens / 4
       ) {
         dropped.delete(spanEnd - 1);
         spanEnd--;
