@@ -19,7 +19,7 @@ function messageLines(message: Message): readonly string[] {
   else
     for (const part of message.content as readonly Part[]) {
       if (part.type === 'text') texts.push(part.text);
-      else if (part.type === 'tool-call') texts.push(...stringValues(part.input));
+      else if (part.type === 'tool-call') for (const value of stringValues(part.input)) texts.push(value);
       else if (part.type === 'tool-result') texts.push(toolOutputText(part.output));
     }
   const found: string[] = [];
