@@ -5,7 +5,10 @@ import { type AnchoredSummary, capChars, itemSalience } from './anchored-summary
 import { countJoinedLines } from './count-joined-lines.js';
 
 export interface RenderAnchoredSummaryOptions {
-  /** Cap on the rendered text's tokens; sections are cut by their share of it. @default no cap */
+  /**
+   * Cap on the rendered text's tokens: sections are cut by their share of it, or under 1,500 tokens lines are
+   * chosen one by one, the most value per token first. @default no cap
+   */
   maxTokens?: number;
   /** @default the exact o200k counter */
   counter?: TokenCounter;
