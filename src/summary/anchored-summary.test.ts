@@ -30,6 +30,8 @@ import {
 } from './render-anchored-summary.js';
 
 const counter = createO200kCounter();
+/** The renderer's floor: a line ranked below it never fills a summary's room. */
+const minSalienceForTest = 0.15;
 
 /** The record of one step: the task, an assistant message making `calls`, and `output` as every call's result. */
 function oneStepSummary(task: string, calls: ReturnType<typeof toolCall>[], output: string): AnchoredSummary {
@@ -1514,6 +1516,11 @@ describe('authoredLinesOf', () => {
     expect(itemSalience('| 📄 `test-eslint-error.tsx` |')).toBeLessThan(
       itemSalience('| - `test-eslint-error.tsx` |') * 0.75,
     );
+    // A docstring's section header and its underline (numpy style, printed by every read of such a file) say
+    // nothing of their own; the parameter under them does.
+    for (const header of ['Parameters', 'Returns', 'See Also', '----------'])
+      expect(itemSalience(header)).toBeLessThan(minSalienceForTest);
+    expect(itemSalience('Parameters : list of str')).toBeGreaterThan(minSalienceForTest);
   });
 });
 

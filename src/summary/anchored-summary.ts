@@ -954,7 +954,7 @@ const declarationCue =
   /^(?:export\s+|async\s+|public\s+|private\s+|static\s+|pub\s+|@)*(?:def|class|function|interface|type|enum|struct|fn|impl|const|let|var|module)\b/;
 const commentCue = /^(?:#|\/\/|\/\*|\*|--)\s*[A-Za-z]/;
 const lowValueCue =
-  /^(?:import\b|from \S+ import\b|require\(|export \* from|[}\])]+[;,]?$|return;?$|else\b|pass$|break;?$|continue;?$|[\w$]+:\s*[{[(]$|[\w$.]+,$|@@ [^@]* @@$|\| (?:📄|📁) )/u;
+  /^(?:import\b|from \S+ import\b|require\(|export \* from|[}\])]+[;,]?$|return;?$|else\b|pass$|break;?$|continue;?$|[\w$]+:\s*[{[(]$|[\w$.]+,$|@@ [^@]* @@$|\| (?:📄|📁) |(?:Parameters|Returns|Raises|Yields|Examples?|Notes|See Also|Attributes|Methods|References|Warnings)$|[-=~^]{3,}$)/u;
 
 /**
  * How much a summary item is worth per token, without context: identifier-like tokens, errors, declarations,
