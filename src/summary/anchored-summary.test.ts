@@ -437,6 +437,25 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
+  it("names a script's command by its first line: the script after it does not spill over the error's line", () => {
+    const command =
+      "python - <<'PY'\nfrom pathlib import Path\np = Path('astropy/modeling/separable.py')\nPY";
+    const call = toolCall('bash', { command }, 'call-patch');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix the separability matrix.'),
+        assistantMessage([call]),
+        toolMessage(
+          toolResult(call, {
+            type: 'error-text',
+            value: '  File "<stdin>", line 9\nSyntaxError: invalid syntax\nexit code 1',
+          }),
+        ),
+      ]),
+    );
+    expect(summary.errors).toContain("`SyntaxError: invalid syntax` (from python - <<'PY' …)");
+  });
+
   it('names the command an error came from without the `cd <workspace> &&` every command starts with', () => {
     const command = 'cd /workspace/darkreader__darkreader__0.1 && npx ts-node test_parse.ts';
     const call = toolCall('execute_bash', { command }, 'call-ts-node');

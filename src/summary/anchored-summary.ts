@@ -544,6 +544,18 @@ export function capChars(text: string, maxChars: number): string {
   return trimmed.length > maxChars ? `${trimmed.slice(0, maxChars)}…` : trimmed;
 }
 
+/**
+ * Where an error came from, on one line of 60 characters at most: a command's first line (a heredoc's script
+ * after it would spill the error's item over several lines), `…` where more was left out.
+ */
+function sourceLine(source: string): string {
+  const label = errorSourceLabel(source).trim();
+  const newline = label.indexOf('\n');
+  if (newline === -1) return capChars(label, 60);
+  const first = label.slice(0, newline).trim();
+  return first.length > 60 ? capChars(first, 60) : `${first} …`;
+}
+
 /** An empty record. */
 export function emptyAnchoredSummary(): AnchoredSummary {
   return {
@@ -1179,7 +1191,7 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
         : `; also ${variants.slice(0, maxErrorVariants).join(', ')}${variants.length > maxErrorVariants ? `, +${variants.length - maxErrorVariants} more` : ''}`;
     pushUnique(
       summary.errors,
-      `${codeSpan(error.message)} (from ${capChars(errorSourceLabel(error.source), 60)}${error.count > 1 ? `, ${error.count}×` : ''}${also})`,
+      `${codeSpan(error.message)} (from ${sourceLine(error.source)}${error.count > 1 ? `, ${error.count}×` : ''}${also})`,
     );
   }
   for (const test of ledger.tests) {

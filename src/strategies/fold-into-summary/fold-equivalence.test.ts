@@ -71,7 +71,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'bfb537dc63b52162329fff59fc36bea6',
+    result: 'a9a32ee83666a1a0d38384904b98afa4',
     archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
