@@ -107,6 +107,32 @@ describe('analyzeShellCommand', () => {
     expect(effectsOf('git checkout main')).toEqual([]);
   });
 
+  it('recognises the files a Python script patches or writes (heredoc or -c), not those it only reads', () => {
+    const patch = [
+      "python - <<'PY'",
+      'from pathlib import Path',
+      "p = Path('astropy/modeling/separable.py')",
+      's = p.read_text()',
+      "p.write_text(s.replace('= 1', '= right'))",
+      "Path('notes.txt').write_text('done')",
+      "with open('log.txt', 'a') as f:",
+      "    f.write('patched')",
+      "print(open('setup.cfg').read())",
+      'PY',
+    ].join('\n');
+    expect(effectsOf(patch)).toEqual([
+      { kind: 'edit', path: 'astropy/modeling/separable.py', detail: 'python script' },
+      { kind: 'write', path: 'notes.txt', detail: 'python script' },
+      { kind: 'append', path: 'log.txt', detail: 'python script' },
+    ]);
+    expect(effectsOf(`python3 -c "open('out.json', 'w').write('{}')"`)).toEqual([
+      { kind: 'write', path: 'out.json', detail: 'python script' },
+    ]);
+    // Running a script file, or one that only reads, changes no file the command names.
+    expect(effectsOf('python reproduce.py')).toEqual([]);
+    expect(effectsOf(`python -c "print(open('setup.cfg').read())"`)).toEqual([]);
+  });
+
   it('applies SWE-agent edit N:M to the open file and create to its argument', () => {
     expect(effectsOf('create printenv.pl')).toEqual([
       { kind: 'create', path: 'printenv.pl', detail: 'create' },

@@ -425,6 +425,12 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
       continue;
     }
     if (searchCommands.has(name)) continue;
+    if (/^python[\d.]*$/.test(name)) {
+      // A script piped in (`python - <<'PY'`) or given with -c patches files as an editor would.
+      const dashC = words.indexOf('-c');
+      const script = segment.heredocBody ?? (dashC === -1 ? undefined : words[dashC + 1]);
+      if (script !== undefined) effects.push(...pythonScriptWrites(script));
+    }
     let segmentReadOnly = false;
     switch (name) {
       case 'sed': {
@@ -552,6 +558,42 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
   // command is recorded, the file is not.
   const named = effects.filter((effect) => !shellExpansion.test(effect.path));
   return { effects: named, readOnly, ...(testRunner === undefined ? {} : { testRunner }) };
+}
+
+const pythonPathBinding = /\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\)/g;
+const pythonPathWrite = /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.write_(?:text|bytes)\(/g;
+const pythonPathRead = /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.read_(?:text|bytes)\(/g;
+const pythonOpen = /\bopen\(\s*(['"])([^'"\n]+)\1\s*(?:,\s*(?:mode\s*=\s*)?(['"])([rwaxbt+]+)\3)?/g;
+
+/**
+ * The files a Python script writes: `Path('x').write_text(…)` (or a name bound to `Path('x')`) and
+ * `open('x', 'w' | 'a' | …)`. A file the script also reads (`read_text`, `open('x')`) is edited, not written
+ * whole: agents patch sources with `s = p.read_text(); p.write_text(s.replace(old, new))`.
+ */
+function pythonScriptWrites(script: string): ShellEffect[] {
+  const bindings = new Map<string, string>();
+  for (const [, name, , path] of script.matchAll(pythonPathBinding)) bindings.set(name!, path!);
+  const pathOf = (name: string | undefined, literal: string | undefined) =>
+    literal ?? (name === undefined ? undefined : bindings.get(name));
+  const read = new Set<string>();
+  for (const [, name, , literal] of script.matchAll(pythonPathRead)) {
+    const path = pathOf(name, literal);
+    if (path !== undefined) read.add(path);
+  }
+  const written = new Map<string, 'write' | 'append'>();
+  for (const [, name, , literal] of script.matchAll(pythonPathWrite)) {
+    const path = pathOf(name, literal);
+    if (path !== undefined) written.set(path, 'write');
+  }
+  for (const [, , path, , mode = 'r'] of script.matchAll(pythonOpen)) {
+    if (/[wax+]/.test(mode)) written.set(path!, mode.includes('a') ? 'append' : 'write');
+    else read.add(path!);
+  }
+  return [...written].map(([path, kind]) =>
+    read.has(path)
+      ? { kind: 'edit', path, detail: 'python script' }
+      : { kind, path, detail: 'python script' },
+  );
 }
 
 /** A parameter, command or arithmetic expansion, or a backquoted command. */
