@@ -128,6 +128,8 @@ describe('analyzeShellCommand', () => {
     expect(effectsOf(`python3 -c "open('out.json', 'w').write('{}')"`)).toEqual([
       { kind: 'write', path: 'out.json', detail: 'python script' },
     ]);
+    // A path built from a Path is not the Path's: the file written is not named.
+    expect(effectsOf("python - <<'PY'\np = Path('src') / 'app.py'\np.write_text('x')\nPY")).toEqual([]);
     // Running a script file, or one that only reads, changes no file the command names.
     expect(effectsOf('python reproduce.py')).toEqual([]);
     expect(effectsOf(`python -c "print(open('setup.cfg').read())"`)).toEqual([]);

@@ -560,7 +560,8 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
   return { effects: named, readOnly, ...(testRunner === undefined ? {} : { testRunner }) };
 }
 
-const pythonPathBinding = /\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\)/g;
+/** `p = Path('x')` alone on its line (`Path('a') / 'b'` names another file). */
+const pythonPathBinding = /\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\)(?=\s*(?:[;#].*)?$)/gm;
 const pythonPathWrite = /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.write_(?:text|bytes)\(/g;
 const pythonPathRead = /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.read_(?:text|bytes)\(/g;
 const pythonOpen = /\bopen\(\s*(['"])([^'"\n]+)\1\s*(?:,\s*(?:mode\s*=\s*)?(['"])([rwaxbt+]+)\3)?/g;
