@@ -562,8 +562,9 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
 
 /** `p = Path('x')` alone on its line (`Path('a') / 'b'` names another file). */
 const pythonPathBinding = /\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\)(?=\s*(?:[;#].*)?$)/gm;
-const pythonPathWrite = /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.write_(?:text|bytes)\(/g;
-const pythonPathRead = /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.read_(?:text|bytes)\(/g;
+/** `p.read_text(` / `Path('x').write_bytes(`…: the name or literal path, and which. */
+const pythonPathAccess =
+  /(?:\b(\w+)|(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\))\.(read|write)_(?:text|bytes)\(/g;
 const pythonOpen = /\bopen\(\s*(['"])([^'"\n]+)\1\s*(?:,\s*(?:mode\s*=\s*)?(['"])([rwaxbt+]+)\3)?/g;
 
 /**
@@ -574,17 +575,13 @@ const pythonOpen = /\bopen\(\s*(['"])([^'"\n]+)\1\s*(?:,\s*(?:mode\s*=\s*)?(['"]
 function pythonScriptWrites(script: string): ShellEffect[] {
   const bindings = new Map<string, string>();
   for (const [, name, , path] of script.matchAll(pythonPathBinding)) bindings.set(name!, path!);
-  const pathOf = (name: string | undefined, literal: string | undefined) =>
-    literal ?? (name === undefined ? undefined : bindings.get(name));
   const read = new Set<string>();
-  for (const [, name, , literal] of script.matchAll(pythonPathRead)) {
-    const path = pathOf(name, literal);
-    if (path !== undefined) read.add(path);
-  }
   const written = new Map<string, 'write' | 'append'>();
-  for (const [, name, , literal] of script.matchAll(pythonPathWrite)) {
-    const path = pathOf(name, literal);
-    if (path !== undefined) written.set(path, 'write');
+  for (const [, name, , literal, access] of script.matchAll(pythonPathAccess)) {
+    const path = name === undefined ? literal : bindings.get(name);
+    if (path === undefined) continue;
+    if (access === 'read') read.add(path);
+    else written.set(path, 'write');
   }
   for (const [, , path, , mode = 'r'] of script.matchAll(pythonOpen)) {
     if (/[wax+]/.test(mode)) written.set(path!, mode.includes('a') ? 'append' : 'write');

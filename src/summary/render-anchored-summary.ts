@@ -307,6 +307,11 @@ function sharedCores(
   });
 }
 
+/** A salient line with its numbers masked: lines that differ only in numbers (`settings1 = …`) show once. */
+function lineShape(line: string): string {
+  return line.replace(/\d+/g, '#');
+}
+
 interface FitCandidate {
   line: string;
   index: number;
@@ -376,7 +381,7 @@ function lineFitter(
           // Bare syntax and imports never fill the room left over: the archive has them. The ranking is by
           // score, so every later line is below the floor too.
           if (candidate.score < minSalience) break;
-          candidate.shape ??= candidate.line.replace(/\d+/g, '#');
+          candidate.shape ??= lineShape(candidate.line);
           if (shapes.has(candidate.shape)) continue;
         }
         const tokens = lineTokens[candidate.index]! + 1;
@@ -730,17 +735,19 @@ export function createAnchoredSummaryRenderer(
     return closed;
   };
   /**
-   * The text under `caps` with the room left offered to the sections that want more, then the closing line:
-   * naming every section with lines left out where that fits, else those it shows nothing of.
+   * `text` with its closing line where that fits `maxTokens`: naming every section with lines left out, else those
+   * it shows nothing of, else none.
    */
-  const finish = (caps: readonly number[], text: BuiltText, maxTokens: number): string => {
-    const fuller = withLeftover(caps, text, maxTokens);
+  const withClosingLine = (text: BuiltText, maxTokens: number): string => {
     for (const all of [true, false]) {
-      const closed = closedOf(fuller, all);
+      const closed = closedOf(text, all);
       if (tokensOf(closed) <= maxTokens) return closed.text;
     }
-    return fuller.text;
+    return text.text;
   };
+  /** The text under `caps` with the room left offered to the sections that want more, then the closing line. */
+  const finish = (caps: readonly number[], text: BuiltText, maxTokens: number): string =>
+    withClosingLine(withLeftover(caps, text, maxTokens), maxTokens);
   /**
    * The lines of a small summary (`smallSummaryTokens`), chosen one at a time within `room` tokens: the line
    * worth the most per token first, a section's next line being worth its weight / (k + 1)^0.7 with k lines
@@ -763,7 +770,7 @@ export function createAnchoredSummaryRenderer(
     const costOf = (index: number, line: number) =>
       fitted[index]!.lineTokens[line]! + 1 + (chosen[index]!.length === 0 ? sectionHeadingTokens : 0);
     const shapeOf = (index: number, line: number) =>
-      fitted[index]!.keep === 'salient' ? fitted[index]!.lines[line]!.replace(/\d+/g, '#') : undefined;
+      fitted[index]!.keep === 'salient' ? lineShape(fitted[index]!.lines[line]!) : undefined;
     /** Section `index`'s next line that may be shown and fits, or undefined when it has none. */
     const next = (index: number): number | undefined => {
       const order = orders[index]!;
@@ -834,13 +841,7 @@ export function createAnchoredSummaryRenderer(
       const lines = chooseByValue(room);
       const text = buildWith(`value:${room}`, (index) => lines[index]!);
       const over = tokensOf(text) - maxTokens;
-      if (over <= 0) {
-        for (const all of [true, false]) {
-          const closed = closedOf(text, all);
-          if (tokensOf(closed) <= maxTokens) return closed.text;
-        }
-        return text.text;
-      }
+      if (over <= 0) return withClosingLine(text, maxTokens);
       room -= over + 2;
     }
     return headerText;
