@@ -41,6 +41,33 @@ describe('errorLinesOf', () => {
     expect(errorLinesOf(text)).toEqual(['sqlite3.OperationalError: no such column: annotations_book.rating']);
   });
 
+  it('takes the line where a traceback’s frames end, also for exceptions not named …Error', () => {
+    const text = [
+      '<returncode>1</returncode>',
+      '<output>',
+      'Traceback (most recent call last):',
+      '  File "<stdin>", line 2, in <module>',
+      '  File "/testbed/django/conf/__init__.py", line 61, in _setup',
+      '    % (desc, ENVIRONMENT_VARIABLE))',
+      '',
+      'django.core.exceptions.ImproperlyConfigured: Requested setting DEFAULT_CHARSET, but settings are not configured.',
+      'Calling cleanup()...',
+      '</output>',
+    ].join('\n');
+    expect(errorLinesOf(text)[0]).toBe(
+      'django.core.exceptions.ImproperlyConfigured: Requested setting DEFAULT_CHARSET, but settings are not configured.',
+    );
+    // A bare name closes a traceback too; a sentence after the frames does not.
+    expect(
+      errorLinesOf('Traceback (most recent call last):\n  File "a.py", line 1\r\nKeyboardInterrupt\r\n'),
+    ).toEqual(['KeyboardInterrupt']);
+    expect(
+      errorLinesOf(
+        'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nSomething went wrong here',
+      ),
+    ).toEqual([]);
+  });
+
   it('strips tool_use_error tags and folds repeats', () => {
     expect(errorLinesOf('<tool_use_error>File does not exist.</tool_use_error>')).toEqual([
       'File does not exist.',

@@ -79,6 +79,39 @@ const lineBreakMark = ' ↵ ';
 
 /** The final line of a Python traceback: the exception at column 0. */
 const exceptionLinePattern = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Warning)\b.*$/gm;
+const tracebackHeader = 'Traceback (most recent call last)';
+/**
+ * A traceback's closing line by its shape: a class name, dotted or not, alone or before `: message`. Many
+ * exceptions are not named …Error (`django.core.exceptions.ImproperlyConfigured`, `AppRegistryNotReady`,
+ * `StopIteration`), so where the traceback's frames end says more than the name does.
+ */
+const exceptionShapePattern = /^(?:[A-Za-z_]\w*\.)*[A-Z]\w*(?::\s.*)?$/;
+
+/**
+ * The exception line of each traceback in `text`: the first line at column 0 after the header's indented frames
+ * (a blank line may sit among them), when it has an exception's shape.
+ */
+function tracebackExceptionLines(text: string): string[] {
+  const lines: string[] = [];
+  let header = text.indexOf(tracebackHeader);
+  while (header !== -1) {
+    let start = text.indexOf('\n', header);
+    let found: string | undefined;
+    while (start !== -1 && start + 1 < text.length) {
+      const { raw, next } = lineAt(text, start + 1);
+      const line = raw.endsWith('\r') ? raw.slice(0, -1) : raw;
+      if (line === '' || /^\s/.test(line)) {
+        start = next - 1;
+        continue;
+      }
+      if (exceptionShapePattern.test(line)) found = line;
+      break;
+    }
+    if (found !== undefined) lines.push(found);
+    header = text.indexOf(tracebackHeader, header + tracebackHeader.length);
+  }
+  return lines;
+}
 
 export interface ErrorLineOptions {
   /** Only the unambiguous forms (`XError: …`, `error: …`, `fatal: …`). @default false */
@@ -99,11 +132,15 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
   const pattern = strongOnly ? strongErrorLinePattern : errorLinePattern;
   const found: string[] = [];
   const seen = new Set<string>();
-  // A Python traceback's point is its last line (`pkg.SomeError: message`): those lines go first.
-  if (text.includes('Traceback (most recent call last)'))
-    for (const match of text.matchAll(exceptionLinePattern)) {
+  // A Python traceback's point is its last line (`pkg.SomeError: message`): those lines go first, the ones
+  // found where a traceback's frames end before others named like exceptions.
+  if (text.includes(tracebackHeader))
+    for (const exception of [
+      ...tracebackExceptionLines(text),
+      ...Array.from(text.matchAll(exceptionLinePattern), (match) => match[0]),
+    ]) {
       if (found.length >= maxLines) break;
-      const line = cleanErrorLine(match[0], maxChars);
+      const line = cleanErrorLine(exception, maxChars);
       const key = normaliseError(line);
       if (seen.has(key)) continue;
       seen.add(key);
