@@ -33,7 +33,13 @@ export {
   runsCommand,
 } from './recognise-tool-call.js';
 export { type FoundReference, type ReferenceKind, referencesIn } from './references.js';
-export { codeSpan, errorSourceLabel, type RenderLedgerOptions, renderLedger } from './render-ledger.js';
+export {
+  codeSpan,
+  commandLabel,
+  errorSourceLabel,
+  type RenderLedgerOptions,
+  renderLedger,
+} from './render-ledger.js';
 export {
   analyzeShellCommand,
   analyzeShellWords,

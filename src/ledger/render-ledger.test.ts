@@ -4,7 +4,7 @@ import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
 import { createO200kCounter } from '../tokens/index.js';
 import { buildLedger } from './create-ledger.js';
-import { codeSpan, errorSourceLabel, renderLedger } from './render-ledger.js';
+import { codeSpan, commandLabel, errorSourceLabel, renderLedger } from './render-ledger.js';
 
 const counter = createO200kCounter();
 
@@ -39,6 +39,31 @@ function sessionWithFiles(count: number) {
   ]);
   return buildLedger(assignIds(builder.build()));
 }
+
+describe('commandLabel', () => {
+  it("shows a script's first telling line after the line that runs it", () => {
+    expect(commandLabel("python - <<'PY'\nimport io, re\n\n# patch it\np = 'a.py'\nPY")).toBe(
+      "python - <<'PY' … p = 'a.py'",
+    );
+    expect(commandLabel('python3 -c "import sys\nprint(sys.path)"')).toBe(
+      'python3 -c "import sys … print(sys.path)"',
+    );
+    expect(commandLabel('git commit -m "$(cat <<\'EOF\'\nFix the retry loop\n\nEOF\n)"')).toBe(
+      "git commit -m \"$(cat <<'EOF' … Fix the retry loop",
+    );
+    expect(commandLabel('edit 12:14\n    return x\nend_of_edit')).toBe('edit 12:14 … return x');
+  });
+
+  it('names only the file a heredoc is written to, and cuts to the width asked', () => {
+    expect(commandLabel("cat <<'EOF' > repro.py\nprint(1)\nEOF")).toBe("cat <<'EOF' > repro.py");
+    expect(commandLabel("cat > .env << 'EOF'\nA=1\nEOF")).toBe("cat > .env << 'EOF'");
+    expect(commandLabel("python - <<'PY'\nimport os\nPY")).toBe("python - <<'PY' …");
+    expect(commandLabel("python - <<'PY'\nvalue = compute_the_answer()\nPY", 30)).toBe(
+      "python - <<'PY' … value = comp…",
+    );
+    expect(commandLabel('  npm test  ')).toBe('npm test');
+  });
+});
 
 describe('renderLedger', () => {
   it('renders every section with paths, commands, symbols and errors verbatim', () => {

@@ -54,12 +54,46 @@ export function errorSourceLabel(source: string): string {
 
 const leadingCd = /^cd +\S+ *(?:&&|;) *(?=\S)/;
 
+/** Characters of a script's line that a command's label shows at most. */
+const maxScriptLineChars = 80;
+/** A heredoc's start (`<<'PY'`, `<<-EOF`), with the word that ends it. */
+const heredocStart = /<<-?\s*(['"]?)([\w.-]+)\1/;
+/** A first line that writes the heredoc after it to a file (`cat > f <<'EOF'`, `cat <<'EOF' >> f`, `tee f <<EOF`). */
+const writesHeredocToFile = /\b(?:cat\b[^;&|]*>|tee\b)/;
+/** Lines of a script that say nothing about what it does: imports, comments, shell options, closers. */
+const quietScriptLine = /^(?:#|\/\/|import\b|from \S+ import\b|set -[a-z]+$|[)}\]"'`;]+$)/;
+
+/**
+ * A command on one line: its first line, and, where the rest is a script the first line runs (a heredoc into
+ * `python -`, a `-c` string, SWE-agent's `edit`, a commit message), ` … ` and the script's first line that says
+ * something. Two scripts behind the same `python - <<'PY'` then read as two commands. A first line that writes
+ * its heredoc to a file names the file, which says more. Cut to `maxChars` characters with `…`.
+ */
+export function commandLabel(command: string, maxChars = 200): string {
+  const trimmed = command.trim();
+  const newline = trimmed.indexOf('\n');
+  if (newline === -1) return cutChars(trimmed, maxChars);
+  const first = trimmed.slice(0, newline).trim();
+  const heredoc = heredocStart.exec(first);
+  if (heredoc !== null && writesHeredocToFile.test(first)) return cutChars(first, maxChars);
+  const line = trimmed
+    .slice(newline + 1)
+    .split('\n')
+    .map((each) => each.trim())
+    .find((each) => each !== '' && each !== heredoc?.[2] && !quietScriptLine.test(each));
+  const label = line === undefined ? `${first} …` : `${first} … ${cutChars(line, maxScriptLineChars)}`;
+  return cutChars(label, maxChars);
+}
+
+function cutChars(text: string, maxChars: number): string {
+  return text.length > maxChars ? `${text.slice(0, maxChars)}…` : text;
+}
+
 function shortCommand(command: string, maxChars: number): string {
   const newline = command.indexOf('\n');
-  const firstLine = newline === -1 ? command : command.slice(0, newline);
   const extraLines = newline === -1 ? 0 : command.slice(newline + 1).split('\n').length;
-  const cut = firstLine.length > maxChars ? `${firstLine.slice(0, maxChars)}…` : firstLine;
-  return extraLines === 0 ? codeSpan(cut) : `${codeSpan(cut)} (+${extraLines} lines)`;
+  const label = codeSpan(commandLabel(command, maxChars));
+  return extraLines === 0 ? label : `${label} (+${extraLines} lines)`;
 }
 
 function lineDelta(change: LedgerFileChange): string | undefined {

@@ -437,7 +437,7 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
-  it("names a script's command by its first line: the script after it does not spill over the error's line", () => {
+  it("names a script's command on one line, by its first line and the script's first telling line", () => {
     const command =
       "python - <<'PY'\nfrom pathlib import Path\np = Path('astropy/modeling/separable.py')\nPY";
     const call = toolCall('bash', { command }, 'call-patch');
@@ -453,7 +453,39 @@ describe('buildAnchoredSummary', () => {
         ),
       ]),
     );
-    expect(summary.errors).toContain("`SyntaxError: invalid syntax` (from python - <<'PY' …)");
+    expect(summary.errors).toContain(
+      "`SyntaxError: invalid syntax` (from python - <<'PY' … p = Path('astropy/modeling/separable.py'))",
+    );
+  });
+
+  it('lists two scripts run by the same first line as two commands', () => {
+    const patch = toolCall(
+      'bash',
+      { command: "python - <<'PY'\nimport re\np = 'django/http/response.py'\nPY" },
+      'c1',
+    );
+    const check = toolCall(
+      'bash',
+      { command: "python - <<'PY'\nr = HttpResponse(b'x')\nprint(r.content)\nPY" },
+      'c2',
+    );
+    const write = toolCall('bash', { command: "cat <<'EOF' > check.py\nprint(1)\nEOF" }, 'c3');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix HttpResponse.'),
+        assistantMessage([patch]),
+        toolMessage(toolResult(patch, { type: 'text', value: 'exit code 0' })),
+        assistantMessage([check]),
+        toolMessage(toolResult(check, { type: 'text', value: 'exit code 0' })),
+        assistantMessage([write]),
+        toolMessage(toolResult(write, { type: 'text', value: 'exit code 0' })),
+      ]),
+    );
+    expect(summary.commands).toEqual([
+      "`python - <<'PY' … p = 'django/http/response.py'` → ok",
+      "`python - <<'PY' … r = HttpResponse(b'x')` → ok",
+      "`cat <<'EOF' > check.py` → ok",
+    ]);
   });
 
   it('names the command an error came from without the `cd <workspace> &&` every command starts with', () => {

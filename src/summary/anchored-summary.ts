@@ -3,6 +3,7 @@ import { closedFenceBodies, fencedBlocks } from '../internal/markdown-fences.js'
 import {
   buildLedger,
   codeSpan,
+  commandLabel,
   createdFileKeys,
   errorSourceLabel,
   isSubAgentTool,
@@ -545,15 +546,11 @@ export function capChars(text: string, maxChars: number): string {
 }
 
 /**
- * Where an error came from, on one line of 60 characters at most: a command's first line (a heredoc's script
- * after it would spill the error's item over several lines), `…` where more was left out.
+ * Where an error came from, on one line of 60 characters at most: a command's label (a heredoc's script would
+ * spill the error's item over several lines).
  */
 function sourceLine(source: string): string {
-  const label = errorSourceLabel(source).trim();
-  const newline = label.indexOf('\n');
-  if (newline === -1) return capChars(label, 60);
-  const first = label.slice(0, newline).trim();
-  return first.length > 60 ? capChars(first, 60) : `${first} …`;
+  return commandLabel(errorSourceLabel(source), 60);
 }
 
 /** An empty record. */
@@ -1176,13 +1173,11 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     if (command.runs > 1) outcome += outcome === '' ? ` (${command.runs} runs)` : `, ${command.runs} runs`;
     // The agent saw part of the output: what it concluded from it may rest on what was cut.
     if (command.outputCut !== undefined) outcome += ` (output cut: ${command.outputCut})`;
-    const line = `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))}${outcome}`;
+    const label = codeSpan(commandLabel(command.command, 200));
+    const line = `${label}${outcome}`;
     pushUnique(summary.commands, line);
     if (command.failures > 0 && command.status === 'ok')
-      pushUnique(
-        summary.errors,
-        `${codeSpan(capChars(command.command.split('\n')[0] ?? '', 200))} failed ${command.failures}× then passed`,
-      );
+      pushUnique(summary.errors, `${label} failed ${command.failures}× then passed`);
   }
   for (const { error, variants } of errorGroups(ledger.errors)) {
     const also =

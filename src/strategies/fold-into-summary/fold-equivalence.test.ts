@@ -63,7 +63,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'd1a5078822be64946fb50611dec0e162',
+    result: '71ec1de0bfd104df906c2cb4d7333d58',
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
@@ -71,7 +71,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'a9a32ee83666a1a0d38384904b98afa4',
+    result: '92098efab7be51f478d96f11d95c952b',
     archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
