@@ -257,6 +257,27 @@ describe('other agents', () => {
     expect(snapshot.files[0]).toMatchObject({ status: 'read', changes: [{ kind: 'edit', failed: true }] });
   });
 
+  it('a Python script that did not compile changed nothing; one that failed while running may have', () => {
+    const script =
+      "python - <<'PY'\nfrom pathlib import Path\np = Path('pkg/core.py')\ns = p.read_text()\np.write_text(s.replace('a', 'b')\nPY";
+    const run = (output: string) =>
+      ledgerOf(
+        createConversationBuilder()
+          .user('go')
+          .tools([{ name: 'bash', input: { command: script }, output: { type: 'text', value: output } }])
+          .build(),
+      ).files[0];
+    const didNotCompile = run(
+      "<returncode>1</returncode>\n<output>\n  File \"<stdin>\", line 4\n    p.write_text(s.replace('a', 'b')\n                ^\nSyntaxError: '(' was never closed\n</output>",
+    );
+    expect(didNotCompile).toMatchObject({ status: 'read', changes: [{ kind: 'edit', failed: true }] });
+    const failedLater = run(
+      '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "<stdin>", line 5, in <module>\nSyntaxError: bad input\n</output>',
+    );
+    expect(failedLater).toMatchObject({ status: 'modified', changes: [{ kind: 'edit' }] });
+    expect(failedLater?.changes[0]?.failed).toBeUndefined();
+  });
+
   it('a write after reads that all failed creates the file; after a read that worked it modifies it', () => {
     const readThenWrite = (readOutput: { type: 'text' | 'error-text'; value: string }) =>
       ledgerOf(

@@ -29,6 +29,7 @@ import {
   recogniseToolCall,
 } from './recognise-tool-call.js';
 import { type FoundReference, referencesIn } from './references.js';
+import { inlineScriptDidNotCompile, pythonScriptDetail } from './shell-command.js';
 import { parseTestSummary, type TestSummary } from './test-summary.js';
 import {
   errorLinesOf,
@@ -284,9 +285,14 @@ export function createLedger(): Ledger {
           if (failed) entry.file.failedReads++;
           continue;
         }
-        // A shell line's exit status belongs to its last command, not to the file effects before it.
-        if (entry.change === undefined || entry.shell) continue;
-        if (failed) {
+        if (entry.change === undefined) continue;
+        // A shell line's exit status belongs to its last command, not to the file effects before it; but a
+        // Python script that did not compile wrote nothing, whatever ran after it.
+        if (entry.shell) {
+          if (entry.change.detail !== pythonScriptDetail || !inlineScriptDidNotCompile(text)) continue;
+          entry.change.failed = true;
+          touched = true;
+        } else if (failed) {
           entry.change.failed = true;
           touched = true;
         } else if (entry.change.kind === 'write' && /\bcreated\b/i.test(head)) {

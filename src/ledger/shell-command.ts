@@ -560,6 +560,21 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
   return { effects: named, readOnly, ...(testRunner === undefined ? {} : { testRunner }) };
 }
 
+/** The detail of a file change a Python script given inline makes (`python - <<'PY'`, `python -c`). */
+export const pythonScriptDetail = 'python script';
+
+/**
+ * Python's report that a script given inline did not compile (`File "<stdin>", line 3` … `SyntaxError: …`, with no
+ * traceback): nothing in it ran.
+ */
+export function inlineScriptDidNotCompile(output: string): boolean {
+  return (
+    /^\s*File "<(?:stdin|string)>", line \d+\s*$[\s\S]*?^(?:SyntaxError|IndentationError|TabError): /m.test(
+      output,
+    ) && !output.includes('Traceback (most recent call last)')
+  );
+}
+
 /** `p = Path('x')` alone on its line (`Path('a') / 'b'` names another file). */
 const pythonPathBinding = /\b(\w+)\s*=\s*(?:pathlib\.)?Path\(\s*(['"])([^'"\n]+)\2\s*\)(?=\s*(?:[;#].*)?$)/gm;
 /** `p.read_text(` / `Path('x').write_bytes(`…: the name or literal path, and which. */
@@ -589,8 +604,8 @@ function pythonScriptWrites(script: string): ShellEffect[] {
   }
   return [...written].map(([path, kind]) =>
     read.has(path)
-      ? { kind: 'edit', path, detail: 'python script' }
-      : { kind, path, detail: 'python script' },
+      ? { kind: 'edit', path, detail: pythonScriptDetail }
+      : { kind, path, detail: pythonScriptDetail },
   );
 }
 
