@@ -4,8 +4,9 @@ import { createMemoryArchive } from '../archive/archive-store.js';
 import { expand } from '../archive/expand.js';
 import { assignIds } from '../messages/ids.js';
 import type { IdentifiedMessage, Part } from '../messages/types.js';
+import { trimmedTextMarker } from '../strategies/head-and-tail.js';
 import { createTokenAccountant } from '../tokens/index.js';
-import { keepHeadAndTail, minTrimmedTokens, trimLastTurnTexts, trimmedTextMarker } from './trim-last-turn.js';
+import { minTrimmedTokens, trimLastTurnTexts } from './trim-last-turn.js';
 
 const accountant = createTokenAccountant();
 const count = (text: string) => accountant.countText(text);
@@ -78,64 +79,6 @@ function outputValue(message: IdentifiedMessage, index = 0): string {
   const part = (message.content as Part[])[index]!;
   return part.type === 'tool-result' ? String((part.output as { value: unknown }).value) : '';
 }
-
-describe('keepHeadAndTail', () => {
-  it('keeps the first and last lines byte for byte, the middle as a marker with its line count', () => {
-    const text = `${log(200)}\nexit code 1`;
-    const trimmed = keepHeadAndTail(text, 300, handle, count)!;
-    const [head, tail] = trimmed.split(/\n?\[… \d+ lines of this output archived: h-[0-9a-f]+ …\]\n?/);
-    expect(text.startsWith(head!)).toBe(true);
-    expect(text.endsWith(tail!)).toBe(true);
-    expect(tail!.endsWith('exit code 1')).toBe(true);
-    const cut = text.split('\n').length - head!.split('\n').length - tail!.split('\n').length;
-    expect(trimmed).toContain(trimmedTextMarker(cut, handle));
-    // About the tokens asked for (the marker costs ~20 more), head before tail.
-    expect(count(trimmed)).toBeLessThanOrEqual(300 + 25);
-    expect(count(head!)).toBeGreaterThan(count(tail!));
-  });
-
-  it('cuts a long unbroken line (minified JSON) in slices, counting its middle in characters', () => {
-    const json = JSON.stringify(
-      Array.from({ length: 600 }, (_, index) => ({ id: index, name: `item ${index}` })),
-    );
-    const trimmed = keepHeadAndTail(json, 250, handle, count)!;
-    const match =
-      /^(\[\{"id":0,[^\n]*)\n\[… (\d+) characters of this output archived: h-[0-9a-f]+ …\]\n([^\n]*\}\])$/.exec(
-        trimmed,
-      );
-    expect(match).not.toBeNull();
-    expect(Number(match![2])).toBe(json.length - match![1]!.length - match![3]!.length);
-    expect(count(trimmed)).toBeLessThan(count(json) / 4);
-  });
-
-  it('leaves text that would lose nothing', () => {
-    expect(keepHeadAndTail('one line\ntwo lines\n', 250, handle, count)).toBeUndefined();
-    expect(keepHeadAndTail('', 250, handle, count)).toBeUndefined();
-  });
-
-  it('property: a prefix and a suffix of the text around one marker, never longer than the text', () => {
-    fc.assert(
-      fc.property(
-        fc.array(fc.string({ maxLength: 120 }), { maxLength: 80 }),
-        fc.integer({ min: 20, max: 400 }),
-        (lines, maxTokens) => {
-          const text = lines.join('\n');
-          const trimmed = keepHeadAndTail(text, maxTokens, handle, count);
-          if (trimmed === undefined) return;
-          const match =
-            /^([\s\S]*?)\n?\[… (\d+) (?:lines?|characters?) of this output archived: h-[0-9a-f]+ …\]\n?([\s\S]*)$/.exec(
-              trimmed,
-            );
-          expect(match).not.toBeNull();
-          expect(text.startsWith(match![1]!)).toBe(true);
-          expect(text.endsWith(match![3]!)).toBe(true);
-          expect(match![1]!.length + match![3]!.length).toBeLessThan(text.length);
-        },
-      ),
-      { numRuns: 300 },
-    );
-  });
-});
 
 describe('trimLastTurnTexts', () => {
   it('trims the largest outputs first until the excess is saved, each expandable to the original', () => {

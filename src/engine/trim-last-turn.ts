@@ -8,6 +8,11 @@ import type {
   ToolResultOutput,
   ToolResultPart,
 } from '../messages/types.js';
+import {
+  keepHeadAndTail,
+  type TrimmedSubject,
+  trimmedTextMarkerPattern,
+} from '../strategies/head-and-tail.js';
 import type { StrategyAction } from '../strategies/strategy.js';
 import type { TokenAccountant } from '../tokens/index.js';
 
@@ -19,30 +24,6 @@ export const minTrimmedTokens = 200;
 
 /** A cut that would save fewer tokens leaves the text whole: a few lines are not worth a marker. */
 const minSavedTokens = 100;
-
-/** Share of a trimmed text's tokens kept from its start; the rest from its end. */
-const headShare = 0.65;
-
-/** Longest piece a trimmed text is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
-const maxPieceChars = 200;
-
-/** What a trimmed text was: a tool's output, or an argument of the call (a file the agent wrote, say). */
-type TrimmedSubject = 'output' | 'argument';
-
-/**
- * What the middle of a trimmed text becomes; `expand` gives the whole original back. A middle within one line
- * (of minified JSON, say) is counted in characters.
- */
-export function trimmedTextMarker(
-  count: number,
-  handle: string,
-  unit: 'line' | 'character' = 'line',
-  subject: TrimmedSubject = 'output',
-): string {
-  return `[… ${count} ${unit}${count === 1 ? '' : 's'} of this ${subject} archived: ${handle} …]`;
-}
-
-const markerPattern = /\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]/;
 
 /**
  * A text of a tool output that can be trimmed, and how to replace it in the output as it stands (another of its
@@ -135,7 +116,7 @@ function candidatesOf(
       if (part.type === 'tool-result') {
         const trimmables = trimmableTexts(part.output);
         // One marker in an output: trimmed already.
-        if (trimmables.some(({ text }) => markerPattern.test(text))) return;
+        if (trimmables.some(({ text }) => trimmedTextMarkerPattern.test(text))) return;
         for (const { text, replace } of trimmables)
           add({
             index,
@@ -152,7 +133,7 @@ function candidatesOf(
         // The string arguments of the call, nested ones too (a file's content, a script, a MultiEdit's
         // replacements): the call's name and the input's shape stay.
         const strings = stringLeaves(part.input);
-        if (strings.some(({ text }) => markerPattern.test(text))) return;
+        if (strings.some(({ text }) => trimmedTextMarkerPattern.test(text))) return;
         for (const { path, text } of strings)
           add(
             {
@@ -227,58 +208,4 @@ export function trimLastTurnTexts(
     });
   }
   return { messages: output, actions };
-}
-
-/**
- * `text` cut to about `maxTokens`: its first pieces (lines, or slices of long lines) up to `headShare` of them,
- * its last pieces up to the rest, and `trimmedTextMarker` for the middle. Undefined when nothing would be cut.
- */
-export function keepHeadAndTail(
-  text: string,
-  maxTokens: number,
-  handle: string,
-  count: (piece: string) => number,
-  subject: TrimmedSubject = 'output',
-): string | undefined {
-  const pieces = piecesOf(text);
-  const headTokens = maxTokens * headShare;
-  const tailTokens = maxTokens - headTokens;
-  let head = 0;
-  for (let used = 0; head < pieces.length; head++) {
-    used += count(text.slice(pieces[head]![0], pieces[head]![1]));
-    if (used > headTokens) break;
-  }
-  let tail = 0;
-  for (let used = 0; tail < pieces.length - head; tail++) {
-    const [start, end] = pieces[pieces.length - 1 - tail]!;
-    used += count(text.slice(start, end));
-    if (used > tailTokens) break;
-  }
-  // The marker must stand for at least two pieces, or it saves nothing.
-  if (pieces.length - head - tail < 2) return undefined;
-  const headEnd = head === 0 ? 0 : pieces[head - 1]![1];
-  const tailStart = tail === 0 ? text.length : pieces[pieces.length - tail]![0];
-  const middle = text.slice(headEnd, tailStart);
-  const lineCount = middle.split('\n').length - (middle.endsWith('\n') ? 1 : 0);
-  const marker =
-    lineCount === 1 && !middle.endsWith('\n')
-      ? trimmedTextMarker(middle.length, handle, 'character', subject)
-      : trimmedTextMarker(lineCount, handle, 'line', subject);
-  // The marker on a line of its own.
-  const before = headEnd === 0 || text[headEnd - 1] === '\n' ? '' : '\n';
-  const after = tailStart === text.length ? '' : '\n';
-  return `${text.slice(0, headEnd)}${before}${marker}${after}${text.slice(tailStart)}`;
-}
-
-/** Offsets `[start, end)` of the lines of `text` (each with its newline), longer ones cut into slices. */
-function piecesOf(text: string): Array<[number, number]> {
-  const pieces: Array<[number, number]> = [];
-  for (let start = 0; start < text.length; ) {
-    const newline = text.indexOf('\n', start);
-    const lineEnd = newline === -1 ? text.length : newline + 1;
-    for (let sliceStart = start; sliceStart < lineEnd; sliceStart += maxPieceChars)
-      pieces.push([sliceStart, Math.min(lineEnd, sliceStart + maxPieceChars)]);
-    start = lineEnd;
-  }
-  return pieces;
 }

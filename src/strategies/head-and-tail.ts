@@ -1,0 +1,86 @@
+/**
+ * Cutting a long text to its first and last lines, the middle replaced by a marker that names the archived
+ * original: what a command printed first and how it ended, a file's head and tail. Used where an output or a call
+ * argument must shrink but not vanish (the engine's last-turn trim, the output that brings a conversation within
+ * budget when stubbing it whole would leave room unused).
+ */
+
+/** Share of a trimmed text's tokens kept from its start; the rest from its end. */
+const headShare = 0.65;
+
+/** Longest piece a trimmed text is cut at: a line, or a slice of a longer one (minified JSON, a log line). */
+const maxPieceChars = 200;
+
+/** What a trimmed text was: a tool's output, or an argument of the call (a file the agent wrote, say). */
+export type TrimmedSubject = 'output' | 'argument';
+
+/**
+ * What the middle of a trimmed text becomes; `expand` gives the whole original back. A middle within one line
+ * (of minified JSON, say) is counted in characters.
+ */
+export function trimmedTextMarker(
+  count: number,
+  handle: string,
+  unit: 'line' | 'character' = 'line',
+  subject: TrimmedSubject = 'output',
+): string {
+  return `[… ${count} ${unit}${count === 1 ? '' : 's'} of this ${subject} archived: ${handle} …]`;
+}
+
+/** A marker `trimmedTextMarker` wrote: a text holding one was trimmed already. */
+export const trimmedTextMarkerPattern =
+  /\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]/;
+
+/**
+ * `text` cut to about `maxTokens`: its first pieces (lines, or slices of long lines) up to `headShare` of them,
+ * its last pieces up to the rest, and `trimmedTextMarker` for the middle. Undefined when nothing would be cut.
+ */
+export function keepHeadAndTail(
+  text: string,
+  maxTokens: number,
+  handle: string,
+  count: (piece: string) => number,
+  subject: TrimmedSubject = 'output',
+): string | undefined {
+  const pieces = piecesOf(text);
+  const headTokens = maxTokens * headShare;
+  const tailTokens = maxTokens - headTokens;
+  let head = 0;
+  for (let used = 0; head < pieces.length; head++) {
+    used += count(text.slice(pieces[head]![0], pieces[head]![1]));
+    if (used > headTokens) break;
+  }
+  let tail = 0;
+  for (let used = 0; tail < pieces.length - head; tail++) {
+    const [start, end] = pieces[pieces.length - 1 - tail]!;
+    used += count(text.slice(start, end));
+    if (used > tailTokens) break;
+  }
+  // The marker must stand for at least two pieces, or it saves nothing.
+  if (pieces.length - head - tail < 2) return undefined;
+  const headEnd = head === 0 ? 0 : pieces[head - 1]![1];
+  const tailStart = tail === 0 ? text.length : pieces[pieces.length - tail]![0];
+  const middle = text.slice(headEnd, tailStart);
+  const lineCount = middle.split('\n').length - (middle.endsWith('\n') ? 1 : 0);
+  const marker =
+    lineCount === 1 && !middle.endsWith('\n')
+      ? trimmedTextMarker(middle.length, handle, 'character', subject)
+      : trimmedTextMarker(lineCount, handle, 'line', subject);
+  // The marker on a line of its own.
+  const before = headEnd === 0 || text[headEnd - 1] === '\n' ? '' : '\n';
+  const after = tailStart === text.length ? '' : '\n';
+  return `${text.slice(0, headEnd)}${before}${marker}${after}${text.slice(tailStart)}`;
+}
+
+/** Offsets `[start, end)` of the lines of `text` (each with its newline), longer ones cut into slices. */
+function piecesOf(text: string): Array<[number, number]> {
+  const pieces: Array<[number, number]> = [];
+  for (let start = 0; start < text.length; ) {
+    const newline = text.indexOf('\n', start);
+    const lineEnd = newline === -1 ? text.length : newline + 1;
+    for (let sliceStart = start; sliceStart < lineEnd; sliceStart += maxPieceChars)
+      pieces.push([sliceStart, Math.min(lineEnd, sliceStart + maxPieceChars)]);
+    start = lineEnd;
+  }
+  return pieces;
+}
