@@ -22,6 +22,11 @@ import { createTokenAccountant } from '../tokens/index.js';
 import { type CompactOptions, type CompactResult, compact, compactAsync } from './compact.js';
 import { defaultStrategies } from './named-strategies.js';
 import { preservedMessageIds } from './preservation.js';
+import { trimStrategyName } from './trim-last-turn.js';
+
+/** The engine's trim of a long output in the last turn (stub-tool-outputs trims the output that meets the budget too). */
+const isLastTurnTrim = (action: { type: string; strategy: string }) =>
+  action.type === 'trim-tool-output' && action.strategy === trimStrategyName;
 
 const accountant = createTokenAccountant();
 
@@ -221,7 +226,9 @@ function compactWithOneTrim(
   expect(result.report.withinBudget).toBe(true);
   // The task and the last turn stay: only the long text's middle went.
   expect(result.report.relaxedPreservation).toBeUndefined();
-  const trims = result.report.actions.filter((action) => action.type === type);
+  const trims = result.report.actions.filter(
+    (action) => action.type === type && action.strategy === trimStrategyName,
+  );
   expect(trims).toHaveLength(1);
   expectPreservedIdentical(input, result);
   expectHandlesExpand(input, result, archive);
@@ -575,7 +582,7 @@ describe('compact', () => {
           throw error;
         }
       })();
-      expect(whole?.report.actions.some((action) => action.type === 'trim-tool-output') ?? false).toBe(false);
+      expect(whole?.report.actions.some((action) => isLastTurnTrim(action)) ?? false).toBe(false);
     }
   });
 
@@ -617,12 +624,12 @@ describe('compact', () => {
     const { result } = run(input, { budgetTokens, keepRecentTurns: 1 });
     expect(result.report.withinBudget).toBe(true);
     expect(result.report.actions.map((action) => action.type)).toContain('stub-demonstration');
-    expect(result.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(false);
+    expect(result.report.actions.some((action) => isLastTurnTrim(action))).toBe(false);
     expectPreservedIdentical(input, result, 1);
     // A pipeline that keeps the example leaves the room the example leaves: there the last turn is trimmed.
     const strategies = defaultStrategies().filter((strategy) => strategy.name !== 'stub-demonstrations');
     const keeping = run(input, { budgetTokens, keepRecentTurns: 1, strategies }).result;
-    expect(keeping.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(true);
+    expect(keeping.report.actions.some((action) => isLastTurnTrim(action))).toBe(true);
     // What the engine reads is the strategy's declaration, not its name: the same strategy wrapped under another.
     const wrapped = defaultStrategies().map(
       (strategy): Strategy =>
@@ -632,7 +639,7 @@ describe('compact', () => {
     );
     const declared = run(input, { budgetTokens, keepRecentTurns: 1, strategies: wrapped }).result;
     expect(declared.report.actions.map((action) => action.strategy)).toContain('stub-demonstrations');
-    expect(declared.report.actions.some((action) => action.type === 'trim-tool-output')).toBe(false);
+    expect(declared.report.actions.some((action) => isLastTurnTrim(action))).toBe(false);
   });
 
   it("trims a long argument of the last turn's call (a file written) and folds the original later", () => {
@@ -733,7 +740,7 @@ describe('compact', () => {
     const { result } = run(input, { budgetTokens: Math.floor(countOf(input) * 0.2) });
     expect(result.report.withinBudget).toBe(true);
     expect(result.report.relaxedPreservation).toEqual({ keepRecentTurns: 1, preserveFirstUserMessage: true });
-    expect(result.report.actions.filter((action) => action.type === 'trim-tool-output')).toHaveLength(1);
+    expect(result.report.actions.filter((action) => isLastTurnTrim(action))).toHaveLength(1);
     const shareWarnings = result.warnings.filter((warning) =>
       warning.message.includes('recentTurnsMaxShare'),
     );
@@ -1018,7 +1025,7 @@ describe('compact', () => {
           if (result.report.actions.length > 0) acting++;
           if (result.report.actions.some((action) => action.type === 'stub-demonstration'))
             examplesArchived++;
-          if (result.report.actions.some((action) => action.type === 'trim-tool-output')) lastTurnsTrimmed++;
+          if (result.report.actions.some((action) => isLastTurnTrim(action))) lastTurnsTrimmed++;
           const argumentTrims = result.report.actions.filter((action) => action.type === 'trim-tool-input');
           if (argumentTrims.length > 0) argumentsTrimmed++;
           const trimmedCalls = argumentTrims.map(

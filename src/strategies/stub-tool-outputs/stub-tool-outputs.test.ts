@@ -118,12 +118,36 @@ describe('stubToolOutputs', () => {
     }
   });
 
-  it('stops once the budget holds, after the largest output', () => {
+  it('stops once the budget holds: the output that meets it keeps its first and last lines in the room left', () => {
     const messages = session();
-    const total = accountant.countConversation(messages).totalTokens;
-    const result = stubToolOutputs().apply(messages, strategyContext({ budgetTokens: total - 100 }));
+    const total = accountant.countTotal(messages);
+    const budgetTokens = total - 1000;
+    const context = strategyContext({ budgetTokens });
+    const result = stubToolOutputs().apply(messages, context);
     expect(result.actions).toHaveLength(1);
-    expect(result.actions[0]!.messageIds).toEqual([messages[3]!.id]);
+    const action = result.actions[0]!;
+    expect(action).toMatchObject({ type: 'trim-tool-output', messageIds: [messages[3]!.id] });
+    const kept = toolOutputText(resultPart(result.messages[3]).output);
+    expect(kept.startsWith('code line 0: some output text here\n')).toBe(true);
+    expect(kept.endsWith('code line 399: some output text here')).toBe(true);
+    expect(kept).toContain(`of this output archived: ${action.handle} …]`);
+    // Within the budget, and the room a stub would have left is used.
+    const after = accountant.countTotal(result.messages);
+    expect(after).toBeLessThanOrEqual(budgetTokens);
+    expect(after).toBeGreaterThan(budgetTokens - 40);
+    expect(action.tokensAfter).toBe(accountant.countText(kept));
+    expect(context.archive.get(action.handle!)?.content).toEqual(resultPart(messages[3]).output);
+    // Compacting again under the same budget changes nothing.
+    expect(stubToolOutputs().apply(result.messages, strategyContext({ budgetTokens })).actions).toEqual([]);
+  });
+
+  it('stubs the output that meets the budget whole when the room left would hold little of it', () => {
+    const messages = session();
+    const readTokens = accountant.countText(lines(400, 'code line'));
+    const budgetTokens = accountant.countTotal(messages) - readTokens + 60;
+    const result = stubToolOutputs().apply(messages, strategyContext({ budgetTokens }));
+    expect(result.actions.map((action) => action.type)).toEqual(['stub-tool-output']);
+    expect(toolOutputText(resultPart(result.messages[3]).output).startsWith(toolOutputStubPrefix)).toBe(true);
   });
 
   it('respects keepRecentTurns, minTokens and preserved messages, and never stubs a stub', () => {

@@ -8,6 +8,7 @@ import type {
   ToolResultOutput,
   ToolResultPart,
 } from '../../messages/types.js';
+import { keepHeadAndTail, trimmedTextMarkerPattern } from '../head-and-tail.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkCount, checkStrategyInput, createRunningTotal, recentTurnsStart } from '../strategy-support.js';
 import { toolOutputGist } from './tool-output-gist.js';
@@ -30,8 +31,10 @@ export const toolOutputStubPrefix = '[tool output archived: ';
  * error (`error-text`), anything else becomes `text`. Execution-denied outputs are left alone (they are short).
  *
  * Does nothing when the conversation is within budget; otherwise stubs the largest outputs first (the oldest
- * first among equals) and stops as soon as the budget holds. Preserved messages are skipped. Output size is
- * counted on the output's text, so an output of images alone is never a candidate.
+ * first among equals) and stops as soon as the budget holds. The text output that brings the conversation within
+ * budget keeps its first and last lines in the room its stub would leave, when that is 150 tokens or more (a
+ * `trim-tool-output` action; the middle is a marker naming the archived original). Preserved messages are
+ * skipped. Output size is counted on the output's text, so an output of images alone is never a candidate.
  */
 export function stubToolOutputs(options: StubToolOutputsOptions = {}): Strategy {
   const { minTokens = 500, keepRecentTurns = 2 } = options;
@@ -99,28 +102,89 @@ function applyStubToolOutputs(
     const stub = toolOutputStub(handle, tokens, gist, part.output);
     const stubTokens = context.accountant.countText(stub.value);
     if (stubTokens >= tokens) continue;
+    const withOutput = (replacement: ToolResultOutput) => {
+      const content = [...(current.content as Part[])];
+      content[partIndex] = { ...part, output: replacement };
+      return { ...current, content } as IdentifiedMessage;
+    };
+    // The output that brings the conversation within budget keeps its first and last lines in the room a stub
+    // would leave unused.
+    const trimmed = trimmedWithin(part.output, tokens, handle, context, (replacement) => {
+      if (replacement === undefined) return total.totalTokens;
+      const replaced = withOutput(replacement);
+      return (
+        total.totalTokens -
+        context.accountant.countMessage(current) +
+        context.accountant.countMessage(replaced)
+      );
+    });
+    const replacement = trimmed?.output ?? stub;
+    const replaced = withOutput(replacement);
     context.archive.put({
       kind: 'tool-output',
       content: original,
       messageIds: [current.id],
       strategy: strategyName,
     });
-    const content = [...(current.content as Part[])];
-    content[partIndex] = { ...part, output: stub };
-    const replaced = { ...current, content } as IdentifiedMessage;
     output[messageIndex] = replaced;
     total.replace(current, replaced);
-    actions.push({
-      type: 'stub-tool-output',
-      strategy: strategyName,
-      messageIds: [current.id],
-      handle,
-      tokensBefore: tokens,
-      tokensAfter: stubTokens,
-      description: `stubbed the ${tokens}-token output of ${part.toolName} (${part.toolCallId}): ${gist}`,
-    });
+    actions.push(
+      trimmed === undefined
+        ? {
+            type: 'stub-tool-output',
+            strategy: strategyName,
+            messageIds: [current.id],
+            handle,
+            tokensBefore: tokens,
+            tokensAfter: stubTokens,
+            description: `stubbed the ${tokens}-token output of ${part.toolName} (${part.toolCallId}): ${gist}`,
+          }
+        : {
+            type: 'trim-tool-output',
+            strategy: strategyName,
+            messageIds: [current.id],
+            handle,
+            tokensBefore: tokens,
+            tokensAfter: trimmed.tokens,
+            description: `kept the first and last lines of the ${tokens}-token output of ${part.toolName} (${part.toolCallId}) in the room left: ${tokens} → ${trimmed.tokens} tokens`,
+          },
+    );
   }
   return { messages: output, actions, warnings: [] };
+}
+
+/** Tokens of an output's head and tail worth keeping instead of a stub: fewer say little more than its gist. */
+const minTrimmedOutputTokens = 150;
+
+/**
+ * A text output cut to its first and last lines so that the conversation just meets the budget
+ * (`totalWith(output)` is the conversation's total with it, `totalWith(undefined)` as it stands), or undefined
+ * when the room left is too small to be worth it or the output is not plain text (JSON and content outputs are
+ * stubbed whole).
+ */
+function trimmedWithin(
+  output: ToolResultOutput,
+  tokens: number,
+  handle: string,
+  context: StrategyContext,
+  totalWith: (output: ToolResultOutput | undefined) => number,
+): { output: ToolResultOutput; tokens: number } | undefined {
+  if (output.type !== 'text' && output.type !== 'error-text') return undefined;
+  // The message around the output costs what it did: the room is what the budget leaves of the output's tokens.
+  let room = tokens - (totalWith(undefined) - context.budgetTokens);
+  // A text trimmed already (the engine's last-turn trim) is stubbed whole: markers do not nest.
+  if (room < minTrimmedOutputTokens || trimmedTextMarkerPattern.test(output.value)) return undefined;
+  const count = (text: string) => context.accountant.countText(text);
+  // The pieces' counts only estimate the cut text's: aim lower until the whole fits.
+  for (let attempt = 0; attempt < 3 && room >= minTrimmedOutputTokens; attempt++) {
+    const text = keepHeadAndTail(output.value, room, handle, count);
+    if (text === undefined) return undefined;
+    const trimmed = { type: output.type, value: text } as const;
+    const over = totalWith(trimmed) - context.budgetTokens;
+    if (over <= 0) return { output: trimmed, tokens: count(text) };
+    room -= over + 8;
+  }
+  return undefined;
 }
 
 /** The stub output: `error-text` for an error output, `text` otherwise. */
