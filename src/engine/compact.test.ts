@@ -714,16 +714,30 @@ describe('compact', () => {
       .tools([{ name: 'bash', input: { command: 'df -h' }, output: logLines(9, 40) }], 'Checking the disk.')
       .tools([{ name: 'bash', input: { command: 'npm run clean' }, output: logLines(10, 40) }], 'Cleaning.')
       .build();
-    // Folded straight away (stubbing the output first would archive it whole), from the archive's original.
-    const folded = compact([...result.messages, ...later], {
-      accountant,
-      budgetTokens: 700,
-      archive,
-      strategies: [foldIntoSummary()],
-    });
-    const summary = folded.messages.find((message) => message.metadata?.origin === 'summary');
-    expect(JSON.stringify(summary?.content)).toContain('ENOSPC: no space left on device');
-    expect(JSON.stringify(summary?.content)).not.toContain('of this output archived');
+    // Folded from the archive's original: straight away, and after the default pipeline stubbed the trimmed
+    // output (its stub names the original, not the trimmed text).
+    const stubbed = compact([...result.messages, ...later], { accountant, budgetTokens: 450, archive });
+    expect(
+      stubbed.report.actions.some(
+        (action) => action.type === 'stub-tool-output' && action.handle === trim.handle,
+      ),
+    ).toBe(true);
+    for (const [messages, budgetTokens] of [
+      [[...result.messages, ...later], 700],
+      [stubbed.messages, 350],
+    ] as const) {
+      const folded = compact(messages, {
+        accountant,
+        budgetTokens,
+        archive,
+        strategies: [foldIntoSummary()],
+      });
+      const summary = folded.messages.find((message) => message.metadata?.origin === 'summary');
+      // The record holds the error (the smaller summary has no room to show it).
+      const record = parseAnchoredSummary(summary?.metadata?.summary);
+      expect(record?.errors.join('\n')).toContain('ENOSPC: no space left on device');
+      expect(JSON.stringify(summary?.content)).not.toContain('of this output archived');
+    }
   });
 
   it('says once when both share rules act: fewer turns kept, the last one with its long output trimmed', () => {

@@ -29,7 +29,12 @@ export function trimmedTextMarker(
 
 /** A marker `trimmedTextMarker` wrote: a text holding one was trimmed already. */
 export const trimmedTextMarkerPattern =
-  /\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: h-[0-9a-f]+ …\]/;
+  /\[… \d+ (?:lines?|characters?) of this (?:output|argument) archived: (h-[0-9a-f]+) …\]/;
+
+/** The handle of the original a trimmed text's marker names, or undefined when `text` holds no marker. */
+export function trimmedTextHandle(text: string): string | undefined {
+  return trimmedTextMarkerPattern.exec(text)?.[1];
+}
 
 /**
  * `text` cut to about `maxTokens`: its first pieces (lines, or slices of long lines) up to `headShare` of them,

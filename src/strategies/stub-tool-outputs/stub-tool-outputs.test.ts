@@ -4,10 +4,11 @@ import {
   richConversation,
   strategyContext,
 } from '../../../test/strategy-invariants.js';
+import { archiveHandle } from '../../archive/archive-store.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
-import type { IdentifiedMessage, ToolMessage, ToolResultPart } from '../../messages/types.js';
+import type { IdentifiedMessage, JSONValue, ToolMessage, ToolResultPart } from '../../messages/types.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
 import { stubToolOutputs, toolOutputStubPrefix } from './stub-tool-outputs.js';
@@ -139,6 +140,23 @@ describe('stubToolOutputs', () => {
     expect(context.archive.get(action.handle!)?.content).toEqual(resultPart(messages[3]).output);
     // Compacting again under the same budget changes nothing.
     expect(stubToolOutputs().apply(result.messages, strategyContext({ budgetTokens })).actions).toEqual([]);
+  });
+
+  it('stubs an output trimmed already as its original: the stub names the whole output, archived once', () => {
+    const messages = session();
+    const context = strategyContext({ budgetTokens: accountant.countTotal(messages) - 1000 });
+    const trimmed = stubToolOutputs().apply(messages, context);
+    const handle = trimmed.actions[0]!.handle!;
+    const stubbed = stubToolOutputs().apply(trimmed.messages, { ...context, budgetTokens: 0 });
+    const readTokens = accountant.countText(lines(400, 'code line'));
+    expect(toolOutputText(resultPart(stubbed.messages[3]).output)).toBe(
+      `[tool output archived: ${handle} · ${readTokens} tokens · src/retry.ts · 400 lines]`,
+    );
+    expect(stubbed.actions.find((action) => action.messageIds[0] === messages[3]!.id)?.handle).toBe(handle);
+    expect(context.archive.get(handle)?.content).toEqual(resultPart(messages[3]).output);
+    // The trimmed text itself is not archived: only the whole output is.
+    const trimmedOutput = resultPart(trimmed.messages[3]).output as unknown as JSONValue;
+    expect(context.archive.has(archiveHandle('tool-output', trimmedOutput))).toBe(false);
   });
 
   it('stubs the output that meets the budget whole when the room left would hold little of it', () => {

@@ -8,7 +8,7 @@ import type {
   ToolResultOutput,
   ToolResultPart,
 } from '../../messages/types.js';
-import { keepHeadAndTail, trimmedTextMarkerPattern } from '../head-and-tail.js';
+import { keepHeadAndTail, trimmedTextHandle, trimmedTextMarkerPattern } from '../head-and-tail.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
 import { checkCount, checkStrategyInput, createRunningTotal, recentTurnsStart } from '../strategy-support.js';
 import { toolOutputGist } from './tool-output-gist.js';
@@ -96,10 +96,16 @@ function applyStubToolOutputs(
     const { messageIndex, partIndex, part, tokens } = candidate;
     const current = output[messageIndex];
     if (current === undefined || typeof current.content === 'string') continue;
-    const original = part.output as unknown as JSONValue;
-    const handle = archiveHandle('tool-output', original);
-    const gist = toolOutputGist(calls.get(part.toolCallId), part.output);
-    const stub = toolOutputStub(handle, tokens, gist, part.output);
+    // An output trimmed already (the middle archived behind a marker) is stubbed as its original: the stub names
+    // the original's handle, so expanding it, or a fold restoring it, gets the whole output back.
+    const trimmedFrom = trimmedOriginal(part.output, current.id, context);
+    const original = trimmedFrom?.content ?? (part.output as unknown as JSONValue);
+    const handle = trimmedFrom?.handle ?? archiveHandle('tool-output', original);
+    const originalOutput = trimmedFrom?.content ?? part.output;
+    const gist = toolOutputGist(calls.get(part.toolCallId), originalOutput);
+    const originalTokens =
+      trimmedFrom === undefined ? tokens : context.accountant.countText(toolOutputText(originalOutput));
+    const stub = toolOutputStub(handle, originalTokens, gist, part.output);
     const stubTokens = context.accountant.countText(stub.value);
     if (stubTokens >= tokens) continue;
     const withOutput = (replacement: ToolResultOutput) => {
@@ -120,12 +126,13 @@ function applyStubToolOutputs(
     });
     const replacement = trimmed?.output ?? stub;
     const replaced = withOutput(replacement);
-    context.archive.put({
-      kind: 'tool-output',
-      content: original,
-      messageIds: [current.id],
-      strategy: strategyName,
-    });
+    if (trimmedFrom === undefined)
+      context.archive.put({
+        kind: 'tool-output',
+        content: original,
+        messageIds: [current.id],
+        strategy: strategyName,
+      });
     output[messageIndex] = replaced;
     total.replace(current, replaced);
     actions.push(
@@ -151,6 +158,20 @@ function applyStubToolOutputs(
     );
   }
   return { messages: output, actions, warnings: [] };
+}
+
+/** The archived original of an output of message `messageId` trimmed already, when the archive has it. */
+function trimmedOriginal(
+  output: ToolResultOutput,
+  messageId: string,
+  context: StrategyContext,
+): { handle: string; content: ToolResultOutput } | undefined {
+  if (output.type === 'json' || output.type === 'error-json') return undefined;
+  const handle = trimmedTextHandle(toolOutputText(output));
+  const entry = handle === undefined ? undefined : context.archive.get(handle);
+  // A marker the output only quotes (a file holding a compacted transcript, say) names another message's original.
+  if (entry?.kind !== 'tool-output' || !entry.messageIds.includes(messageId)) return undefined;
+  return { handle: entry.handle, content: entry.content as unknown as ToolResultOutput };
 }
 
 /** Tokens of an output's head and tail worth keeping instead of a stub: fewer say little more than its gist. */
