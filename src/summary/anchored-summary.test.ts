@@ -1157,6 +1157,28 @@ describe('renderAnchoredSummary', () => {
     expect(codeLines(text)).toBe(3);
   });
 
+  it("under a small cap shows the files first, up to their share: a row's detail does not price it out", () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 40;
+    summary.files.push({
+      path: 'src/checkout/PaymentForm.tsx',
+      status: 'modified',
+      detail: 'edit +40/-12 (PaymentForm, validateCard)',
+    });
+    const name = (index: number) => String.fromCharCode(97 + index);
+    for (let index = 0; index < 12; index++) {
+      summary.changes.push(`const ${name(index)}Delay = backoff(${name(index)}Attempt);`);
+      summary.results.push(`${name(index)} checks passed`);
+      summary.errors.push(`\`Error: ${name(index)} timed out\` (from npm test)`);
+    }
+    // By value per token alone, a dozen short lines of three sections each come before the file's longer row.
+    for (const maxTokens of [200, 250]) {
+      const text = renderAnchoredSummary(summary, { maxTokens, counter });
+      expect(counter.count(text)).toBeLessThanOrEqual(maxTokens);
+      expect(text).toContain('## Files\n- `src/checkout/PaymentForm.tsx` modified: edit +40/-12');
+    }
+  });
+
   it('tells every o200k counter the exact count of the text it renders, so the summary is not counted twice', () => {
     const summary = buildAnchoredSummary(session());
     for (let index = 0; index < 60; index++)
