@@ -1157,7 +1157,7 @@ describe('renderAnchoredSummary', () => {
     expect(codeLines(text)).toBe(3);
   });
 
-  it("under a small cap shows the files first, up to their share: a row's detail does not price it out", () => {
+  it("under a small cap shows the files first, up to their share, and a row's path where its detail does not fit", () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 40;
     summary.files.push({
@@ -1177,6 +1177,10 @@ describe('renderAnchoredSummary', () => {
       expect(counter.count(text)).toBeLessThanOrEqual(maxTokens);
       expect(text).toContain('## Files\n- `src/checkout/PaymentForm.tsx` modified: edit +40/-12');
     }
+    // Where the row does not fit whole, its path and status do.
+    const text = renderAnchoredSummary(summary, { maxTokens: 180, counter });
+    expect(counter.count(text)).toBeLessThanOrEqual(180);
+    expect(text).toContain('## Files\n- `src/checkout/PaymentForm.tsx` modified\n');
   });
 
   it('tells every o200k counter the exact count of the text it renders, so the summary is not counted twice', () => {

@@ -107,6 +107,11 @@ interface RenderedSection {
   minShare?: number;
   /** Under a small cap (`chooseByValue`), the share of the room the section's lines take first, in their order. */
   smallMinShare?: number;
+  /**
+   * Under a small cap, a shorter form of each line, shown where the line does not fit (a file's row without what
+   * changed in it: the path is the fact a later step looks for).
+   */
+  shortLines?: string[];
   /** Salient sections: how many of the first lines rank `favouredFactor` times their salience. @default 0 */
   favoured?: number;
 }
@@ -185,8 +190,9 @@ function allSectionsOf(
   indexHandle?: string,
 ): RenderedSection[] {
   const intent = summary.intent === undefined ? undefined : capChars(summary.intent, maxIntentChars);
+  const fileRows = summary.files.map((file) => `- ${codeSpan(file.path)} ${file.status}`);
   const files = summary.files.map(
-    (file) => `- ${codeSpan(file.path)} ${file.status}${file.detail === undefined ? '' : `: ${file.detail}`}`,
+    (file, index) => `${fileRows[index]}${file.detail === undefined ? '' : `: ${file.detail}`}`,
   );
   const open = summary.tasks.filter((task) => !task.done).map((task) => `- [ ] ${task.text}`);
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
@@ -209,7 +215,14 @@ function allSectionsOf(
     },
     // In the order the session touched them: identifier density says nothing about a file's row (it ranked short
     // paths above long ones and left rows out with room to spare), and the recent turns show the latest files.
-    { title: 'Files', weight: 0.12, lines: files, keep: 'first', smallMinShare: filesSmallMinShare },
+    {
+      title: 'Files',
+      weight: 0.12,
+      lines: files,
+      keep: 'first',
+      smallMinShare: filesSmallMinShare,
+      shortLines: fileRows,
+    },
     {
       title: 'Code locations cited',
       weight: 0.04,
@@ -581,6 +594,8 @@ interface FittedSection {
   favoured: number;
   lines: readonly string[];
   lineTokens: readonly number[];
+  /** The lines' short forms (`RenderedSection.shortLines`) and their counts, where the section has them. */
+  short?: { lines: readonly string[]; tokens: readonly number[] };
   fitter: LineFitter;
   /** The section's tokens uncapped: its lines' counts plus their newlines. */
   natural: number;
@@ -629,12 +644,16 @@ export function createAnchoredSummaryRenderer(
     if (same !== undefined) return same;
     // Line counts are memoised: folding renders the same lines many times.
     const lineTokens = section.lines.map((line) => counter.count(line));
+    const { shortLines } = section;
     return {
       title: section.title,
       keep: section.keep,
       favoured: section.favoured ?? 0,
       lines: section.lines,
       lineTokens,
+      ...(shortLines === undefined
+        ? {}
+        : { short: { lines: shortLines, tokens: shortLines.map((line) => counter.count(line)) } }),
       fitter: lineFitter(section.lines, lineTokens, section.keep, section.favoured ?? 0),
       // The section's natural size.
       natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
@@ -776,9 +795,18 @@ export function createAnchoredSummaryRenderer(
       return section.keep === 'latest' ? all.reverse() : all;
     });
     const positions = fitted.map(() => 0);
+    // Lines shown in their short form, per section.
+    const shortened = fitted.map(() => new Set<number>());
     let left = room;
+    const headingOf = (index: number) => (chosen[index]!.length === 0 ? sectionHeadingTokens : 0);
+    /** Whether line `line` of section `index` is shown short: it does not fit whole, and has a short form. */
+    const isShort = (index: number, line: number) =>
+      fitted[index]!.short !== undefined && fitted[index]!.lineTokens[line]! + 1 + headingOf(index) > left;
+    /** What the line costs as it would be shown (its section's heading too, for the first). */
     const costOf = (index: number, line: number) =>
-      fitted[index]!.lineTokens[line]! + 1 + (chosen[index]!.length === 0 ? sectionHeadingTokens : 0);
+      (isShort(index, line) ? fitted[index]!.short!.tokens[line]! : fitted[index]!.lineTokens[line]!) +
+      1 +
+      headingOf(index);
     const shapeOf = (index: number, line: number) =>
       fitted[index]!.keep === 'salient' ? lineShape(fitted[index]!.lines[line]!) : undefined;
     /** Section `index`'s next line that may be shown and fits, or undefined when it has none. */
@@ -797,6 +825,7 @@ export function createAnchoredSummaryRenderer(
       return undefined;
     };
     const take = (index: number, line: number) => {
+      if (isShort(index, line)) shortened[index]!.add(line);
       left -= costOf(index, line);
       chosen[index]!.push(line);
       positions[index]!++;
@@ -812,7 +841,7 @@ export function createAnchoredSummaryRenderer(
       const share = Math.min(section.natural, Math.floor(room * minShare));
       let used = 0;
       for (let line = next(index); line !== undefined; line = next(index)) {
-        used += section.lineTokens[line]! + 1;
+        used += costOf(index, line) - headingOf(index);
         if (used > share) break;
         take(index, line);
       }
@@ -836,10 +865,13 @@ export function createAnchoredSummaryRenderer(
       const elsewhere = [...(shared[index] ?? [])].filter(
         ([line, core]) => !kept.has(line) && shownCores.has(core),
       ).length;
+      const short = shortened[index]!;
       return {
-        kept: keptIndexes.map((line) => section.lines[line]!),
+        kept: keptIndexes.map((line) => (short.has(line) ? section.short! : section).lines[line]!),
         keptIndexes,
-        keptTokens: keptIndexes.map((line) => section.lineTokens[line]!),
+        keptTokens: keptIndexes.map((line) =>
+          short.has(line) ? section.short!.tokens[line]! : section.lineTokens[line]!,
+        ),
         left: section.lines.length - keptIndexes.length - elsewhere,
       };
     });
