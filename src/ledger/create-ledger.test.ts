@@ -442,6 +442,36 @@ describe('files a harness put into the context', () => {
 });
 
 describe('errors the conversation states outside tool outputs', () => {
+  it('leaves out the errors of a worked example in front of the task (OpenHands), not those of the task', () => {
+    const example = [
+      "Here's a running example of how to perform a task with the provided tools.",
+      '--------------------- START OF EXAMPLE ---------------------',
+      'USER: Create a list of numbers from 1 to 10, and display them in a web page at port 5000.',
+      "ModuleNotFoundError: No module named 'flask'",
+      '--------------------- END OF EXAMPLE ---------------------',
+      '',
+    ].join('\n');
+    const task = "Fix the tab list.\nTypeError: Cannot read properties of undefined (reading 'props')";
+    const snapshot = buildLedger(
+      assignIds([
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: example },
+            { type: 'text', text: task },
+          ],
+          metadata: { requestPart: 1 },
+        },
+      ]),
+    );
+    expect(snapshot.errors.map((error) => error.message)).toEqual([
+      "TypeError: Cannot read properties of undefined (reading 'props')",
+    ]);
+    // Unsplit, the example and the task are one text: its errors all count.
+    const whole = buildLedger(assignIds([{ role: 'user', content: `${example}${task}` }]));
+    expect(whole.errors).toHaveLength(2);
+  });
+
   it('keeps error lines a user pasted and an agent quoted in a code block, not errors its prose mentions', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

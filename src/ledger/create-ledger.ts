@@ -39,6 +39,16 @@ import {
   normaliseError,
 } from './tool-output.js';
 
+/**
+ * A text that is a worked example a framework put in front of the task, and nothing after it (OpenHands:
+ * `--- START OF EXAMPLE ---` … `--- END OF EXAMPLE ---`, which its importer splits from the task).
+ */
+const workedExample = /^-{3,} START OF EXAMPLE -{3,}[\s\S]*^-{3,} END OF EXAMPLE -{3,}\s*(?![\s\S])/m;
+
+function isWorkedExample(text: string): boolean {
+  return text.includes('START OF EXAMPLE') && workedExample.test(text);
+}
+
 /** An error keeps the ids of the first this-many messages it appeared in (its count keeps going). */
 export const maxErrorMessageIds = 10;
 /**
@@ -372,6 +382,9 @@ export function createLedger(): Ledger {
       for (const part of message.content as readonly Part[]) {
         switch (part.type) {
           case 'text':
+            // OpenHands' worked example, a part of the first task: its `ModuleNotFoundError` was never this
+            // session's.
+            if (isWorkedExample(part.text)) break;
             if (message.role === 'user') addUserText(part.text, id, userSource);
             else if (message.role === 'assistant') addAssistantText(part.text, id);
             break;
