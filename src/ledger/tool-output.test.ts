@@ -68,6 +68,22 @@ describe('errorLinesOf', () => {
     ).toEqual([]);
   });
 
+  it('skips the source line a caret points into and the stack frames: they locate the error', () => {
+    const text = [
+      '/app/node_modules/playwright/install.js:46',
+      '    throw new Error(`Failed to download ${browserName}, caused by\\n${e.stack}`);',
+      '    ^',
+      '',
+      'Error: Failed to download chromium, caused by',
+      '    at new NodeError (node:internal/errors:405:5)',
+      'TypeError [ERR_INVALID_PROTOCOL]: Protocol "https:" not supported. Expected "http:"',
+    ].join('\n');
+    expect(errorLinesOf(text)).toEqual([
+      'Error: Failed to download chromium, caused by',
+      'TypeError [ERR_INVALID_PROTOCOL]: Protocol "https:" not supported. Expected "http:"',
+    ]);
+  });
+
   it('strips tool_use_error tags and folds repeats', () => {
     expect(errorLinesOf('<tool_use_error>File does not exist.</tool_use_error>')).toEqual([
       'File does not exist.',

@@ -72,6 +72,8 @@ const errorHeadingPattern = /^\s*(?:[A-Z][a-z]+ ){1,3}(?:Error|Exception)\s*$/;
 const bareErrorEndPattern = /(?:\b(?:Error|Exception|ERROR|FAILED?)|:)\s*$/;
 /** Lines that locate an error instead of stating it: stack frames, code frames, carets, arrows. */
 const locatingLinePattern = /^\s*(?:at\s|File "|in\s|\d+\s*\||>\s*\d+\s*\||-->|\^|\|)/;
+/** A line of carets (and tildes) under a source line, pointing at where an error is. */
+const caretLinePattern = /^\s*\^[\s^~]*$/;
 /** How many lines after a bare error line its message may be (blank lines in between). */
 const messageLookahead = 3;
 /** What joins a bare error line and the message on the line after it: a line break, shown. */
@@ -154,6 +156,9 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
     const matches = pattern.test(raw);
     const heading = errorHeadingPattern.test(raw);
     if (!matches && !heading) continue;
+    // A stack frame locates an error (`at new NodeError (node:internal/errors:405:5)`); a line a caret points
+    // into is source code the error shows (Node's `throw new Error(…)` over `^`).
+    if (locatingLinePattern.test(raw) || caretLinePattern.test(lineAt(text, start).raw)) continue;
     let line = cleanErrorLine(raw, maxChars);
     if (line === '') continue;
     if (heading || bareErrorEndPattern.test(line)) {
