@@ -6,11 +6,18 @@ import { compactAsync } from '../../engine/compact.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { messageText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
-import type { IdentifiedMessage, Message } from '../../messages/types.js';
+import type {
+  IdentifiedMessage,
+  JSONValue,
+  Message,
+  ToolMessage,
+  ToolResultPart,
+} from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createScriptedLlmClient } from '../../testing/scripted-llm-client.js';
 import { createTokenAccountant } from '../../tokens/index.js';
+import { keepHeadAndTail } from '../head-and-tail.js';
 import type { StrategyContext } from '../strategy.js';
 import { dynamicImportance, type ImportanceAction } from './dynamic-importance.js';
 import { createLlmImportanceScorer } from './llm-importance-scorer.js';
@@ -102,6 +109,34 @@ describe('dynamicImportance', () => {
     // A second run changes nothing.
     const again = dynamicImportance().apply(result.messages, context);
     expect(again.actions).toEqual([]);
+  });
+
+  it('stubs an output trimmed already as its archived original', () => {
+    const messages = session();
+    const total = countOf(messages);
+    const preserved = [messages[0]!.id, messages[1]!.id, ...messages.slice(-2).map((message) => message.id)];
+    const context = contextFor(Math.floor(total * 0.6), preserved);
+    // The unrelated read, trimmed to its head and tail as the engine's last-turn trim leaves it.
+    const notes = messages[5] as IdentifiedMessage & ToolMessage;
+    const part = notes.content[0] as ToolResultPart;
+    const handle = context.archive.put({
+      kind: 'tool-output',
+      content: part.output as unknown as JSONValue,
+      messageIds: [notes.id],
+      strategy: 'recent-turns-share',
+    });
+    const trimmed = keepHeadAndTail(lines('notes'), 120, handle, (text) => accountant.countText(text))!;
+    messages[5] = {
+      ...notes,
+      content: [{ ...part, output: { type: 'text', value: trimmed } }],
+    } as IdentifiedMessage;
+    const result = dynamicImportance().apply(messages, context);
+    const stubbed = result.messages.find((message) => message.id === notes.id) as ToolMessage | undefined;
+    const output = (stubbed?.content[0] as ToolResultPart | undefined)?.output;
+    expect(output).toEqual({
+      type: 'text',
+      value: `[tool output archived: ${handle} · ${accountant.countText(lines('notes'))} tokens · docs/notes.md · 80 lines]`,
+    });
   });
 
   it('drops droppable messages whole, tool pairs intact, under a tight budget', () => {

@@ -31,7 +31,11 @@ import {
   messageGroups,
   strategyWarning,
 } from '../strategy-support.js';
-import { toolOutputStub, toolOutputStubPrefix } from '../stub-tool-outputs/stub-tool-outputs.js';
+import {
+  toolOutputStub,
+  toolOutputStubPrefix,
+  trimmedOriginal,
+} from '../stub-tool-outputs/stub-tool-outputs.js';
 import { toolOutputGist } from '../stub-tool-outputs/tool-output-gist.js';
 import {
   createHeuristicImportanceScorer,
@@ -385,11 +389,15 @@ function buildVariant(
     if (text.startsWith(toolOutputStubPrefix)) return part;
     const tokens = accountant.countText(text);
     if (!always && tokens < settings.minTokens) return part;
-    const outputHandle = archiveHandle('tool-output', part.output as unknown as JSONValue);
+    // An output trimmed already is stubbed as its archived original (see `trimmedOriginal`).
+    const trimmedFrom = trimmedOriginal(part.output, message.id, context.archive);
+    const original = trimmedFrom?.content ?? part.output;
+    const outputHandle =
+      trimmedFrom?.handle ?? archiveHandle('tool-output', part.output as unknown as JSONValue);
     const stub = toolOutputStub(
       outputHandle,
-      tokens,
-      toolOutputGist(calls.get(part.toolCallId), part.output),
+      trimmedFrom === undefined ? tokens : accountant.countText(toolOutputText(original)),
+      toolOutputGist(calls.get(part.toolCallId), original),
       part.output,
     );
     return accountant.countText(stub.value) < tokens ? { ...part, output: stub } : part;
@@ -526,7 +534,12 @@ function buildOutput(
       if (Array.isArray(built.content))
         (built.content as readonly Part[]).forEach((part, partIndex) => {
           const before = (original.content as readonly Part[])[partIndex];
-          if (part.type === 'tool-result' && before?.type === 'tool-result' && part.output !== before.output)
+          if (
+            part.type === 'tool-result' &&
+            before?.type === 'tool-result' &&
+            part.output !== before.output &&
+            trimmedOriginal(before.output, original.id, context.archive) === undefined
+          )
             archiveEntries.push({
               kind: 'tool-output',
               content: before.output as unknown as JSONValue,

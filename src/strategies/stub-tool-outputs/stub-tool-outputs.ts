@@ -1,4 +1,4 @@
-import { archiveHandle } from '../../archive/archive-store.js';
+import { type ArchiveStore, archiveHandle } from '../../archive/archive-store.js';
 import { toolCallsOf, toolOutputText } from '../../messages/content.js';
 import type {
   IdentifiedMessage,
@@ -98,7 +98,7 @@ function applyStubToolOutputs(
     if (current === undefined || typeof current.content === 'string') continue;
     // An output trimmed already (the middle archived behind a marker) is stubbed as its original: the stub names
     // the original's handle, so expanding it, or a fold restoring it, gets the whole output back.
-    const trimmedFrom = trimmedOriginal(part.output, current.id, context);
+    const trimmedFrom = trimmedOriginal(part.output, current.id, context.archive);
     const original = trimmedFrom?.content ?? (part.output as unknown as JSONValue);
     const handle = trimmedFrom?.handle ?? archiveHandle('tool-output', original);
     const originalOutput = trimmedFrom?.content ?? part.output;
@@ -160,15 +160,18 @@ function applyStubToolOutputs(
   return { messages: output, actions, warnings: [] };
 }
 
-/** The archived original of an output of message `messageId` trimmed already, when the archive has it. */
-function trimmedOriginal(
+/**
+ * The archived original of an output of message `messageId` trimmed already (its middle behind a marker), when
+ * the archive has it: a stub of the output names that original, not the trimmed text.
+ */
+export function trimmedOriginal(
   output: ToolResultOutput,
   messageId: string,
-  context: StrategyContext,
+  archive: ArchiveStore,
 ): { handle: string; content: ToolResultOutput } | undefined {
   if (output.type === 'json' || output.type === 'error-json') return undefined;
   const handle = trimmedTextHandle(toolOutputText(output));
-  const entry = handle === undefined ? undefined : context.archive.get(handle);
+  const entry = handle === undefined ? undefined : archive.get(handle);
   // A marker the output only quotes (a file holding a compacted transcript, say) names another message's original.
   if (entry?.kind !== 'tool-output' || !entry.messageIds.includes(messageId)) return undefined;
   return { handle: entry.handle, content: entry.content as unknown as ToolResultOutput };
