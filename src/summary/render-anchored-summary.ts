@@ -782,8 +782,9 @@ export function createAnchoredSummaryRenderer(
    * worth the most per token first, a section's next line being worth its weight / (k + 1)^0.7 with k lines
    * already shown (its first costs its heading too), so that each section's best lines come before more of the
    * heaviest; within a section, lines come in its policy's order (a prefix stops at the first that does not fit).
-   * An uncapped intent first takes its `minShare`, the files their `smallMinShare`. A line another section shows, or of a shape its section shows
-   * (salient lines that differ only in numbers), is not chosen. Per section, the lines in their order.
+   * An uncapped intent first takes its `minShare`, the files their `smallMinShare`. A line another section shows,
+   * or of a shape its section shows (salient lines that differ only in numbers), is not chosen; a line that does
+   * not fit is shown in its short form where its section has one. Per section, the lines in their order.
    */
   const chooseByValue = (room: number): FittedLines[] => {
     const chosen: number[][] = fitted.map(() => []);

@@ -99,9 +99,8 @@ function applyStubToolOutputs(
     // An output trimmed already (the middle archived behind a marker) is stubbed as its original: the stub names
     // the original's handle, so expanding it, or a fold restoring it, gets the whole output back.
     const trimmedFrom = trimmedOriginal(part.output, current.id, context.archive);
-    const original = trimmedFrom?.content ?? (part.output as unknown as JSONValue);
-    const handle = trimmedFrom?.handle ?? archiveHandle('tool-output', original);
     const originalOutput = trimmedFrom?.content ?? part.output;
+    const handle = trimmedFrom?.handle ?? archiveHandle('tool-output', part.output as unknown as JSONValue);
     const gist = toolOutputGist(calls.get(part.toolCallId), originalOutput);
     const originalTokens =
       trimmedFrom === undefined ? tokens : context.accountant.countText(toolOutputText(originalOutput));
@@ -129,7 +128,7 @@ function applyStubToolOutputs(
     if (trimmedFrom === undefined)
       context.archive.put({
         kind: 'tool-output',
-        content: original,
+        content: part.output as unknown as JSONValue,
         messageIds: [current.id],
         strategy: strategyName,
       });
