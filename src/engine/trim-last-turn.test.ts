@@ -1,16 +1,13 @@
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { expand } from '../archive/expand.js';
 import { assignIds } from '../messages/ids.js';
 import type { IdentifiedMessage, Part } from '../messages/types.js';
-import { trimmedTextMarker } from '../strategies/head-and-tail.js';
 import { createTokenAccountant } from '../tokens/index.js';
 import { minTrimmedTokens, trimLastTurnTexts } from './trim-last-turn.js';
 
 const accountant = createTokenAccountant();
 const count = (text: string) => accountant.countText(text);
-const handle = 'h-0123456789abcdef0123';
 
 function log(lines: number, tag = 'run'): string {
   return Array.from(

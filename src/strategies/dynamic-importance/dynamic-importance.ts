@@ -32,11 +32,10 @@ import {
   strategyWarning,
 } from '../strategy-support.js';
 import {
-  toolOutputStub,
+  toolOutputStubOf,
   toolOutputStubPrefix,
   trimmedOriginal,
 } from '../stub-tool-outputs/stub-tool-outputs.js';
-import { toolOutputGist } from '../stub-tool-outputs/tool-output-gist.js';
 import {
   createHeuristicImportanceScorer,
   groupLevel,
@@ -389,17 +388,7 @@ function buildVariant(
     if (text.startsWith(toolOutputStubPrefix)) return part;
     const tokens = accountant.countText(text);
     if (!always && tokens < settings.minTokens) return part;
-    // An output trimmed already is stubbed as its archived original (see `trimmedOriginal`).
-    const trimmedFrom = trimmedOriginal(part.output, message.id, context.archive);
-    const original = trimmedFrom?.content ?? part.output;
-    const outputHandle =
-      trimmedFrom?.handle ?? archiveHandle('tool-output', part.output as unknown as JSONValue);
-    const stub = toolOutputStub(
-      outputHandle,
-      trimmedFrom === undefined ? tokens : accountant.countText(toolOutputText(original)),
-      toolOutputGist(calls.get(part.toolCallId), original),
-      part.output,
-    );
+    const { stub } = toolOutputStubOf(part, message.id, calls.get(part.toolCallId), tokens, context);
     return accountant.countText(stub.value) < tokens ? { ...part, output: stub } : part;
   };
   let content: Message['content'];

@@ -1,4 +1,3 @@
-import { InvalidArgumentError } from '../../errors/index.js';
 import type { TokenCounter } from '../../tokens/index.js';
 import { createO200kCounter } from '../../tokens/index.js';
 import { checkShare } from '../strategy-support.js';

@@ -96,15 +96,13 @@ function applyStubToolOutputs(
     const { messageIndex, partIndex, part, tokens } = candidate;
     const current = output[messageIndex];
     if (current === undefined || typeof current.content === 'string') continue;
-    // An output trimmed already (the middle archived behind a marker) is stubbed as its original: the stub names
-    // the original's handle, so expanding it, or a fold restoring it, gets the whole output back.
-    const trimmedFrom = trimmedOriginal(part.output, current.id, context.archive);
-    const originalOutput = trimmedFrom?.content ?? part.output;
-    const handle = trimmedFrom?.handle ?? archiveHandle('tool-output', part.output as unknown as JSONValue);
-    const gist = toolOutputGist(calls.get(part.toolCallId), originalOutput);
-    const originalTokens =
-      trimmedFrom === undefined ? tokens : context.accountant.countText(toolOutputText(originalOutput));
-    const stub = toolOutputStub(handle, originalTokens, gist, part.output);
+    const { stub, handle, gist, archived } = toolOutputStubOf(
+      part,
+      current.id,
+      calls.get(part.toolCallId),
+      tokens,
+      context,
+    );
     const stubTokens = context.accountant.countText(stub.value);
     if (stubTokens >= tokens) continue;
     const withOutput = (replacement: ToolResultOutput) => {
@@ -125,7 +123,7 @@ function applyStubToolOutputs(
     });
     const replacement = trimmed?.output ?? stub;
     const replaced = withOutput(replacement);
-    if (trimmedFrom === undefined)
+    if (!archived)
       context.archive.put({
         kind: 'tool-output',
         content: part.output as unknown as JSONValue,
@@ -157,6 +155,33 @@ function applyStubToolOutputs(
     );
   }
   return { messages: output, actions, warnings: [] };
+}
+
+/**
+ * The stub of tool result `part` of message `messageId` (`tokens`: its output's count), with its handle and gist.
+ * An output trimmed already (its middle archived behind a marker) is stubbed as its original: the stub names the
+ * original's handle and size, so expanding it, or a fold restoring it, gets the whole output back, and `archived`
+ * says the original is in the archive already (nothing to put).
+ */
+export function toolOutputStubOf(
+  part: ToolResultPart,
+  messageId: string,
+  call: ToolCallPart | undefined,
+  tokens: number,
+  context: StrategyContext,
+): { stub: ReturnType<typeof toolOutputStub>; handle: string; gist: string; archived: boolean } {
+  const trimmedFrom = trimmedOriginal(part.output, messageId, context.archive);
+  const original = trimmedFrom?.content ?? part.output;
+  const handle = trimmedFrom?.handle ?? archiveHandle('tool-output', part.output as unknown as JSONValue);
+  const gist = toolOutputGist(call, original);
+  const originalTokens =
+    trimmedFrom === undefined ? tokens : context.accountant.countText(toolOutputText(original));
+  return {
+    stub: toolOutputStub(handle, originalTokens, gist, part.output),
+    handle,
+    gist,
+    archived: trimmedFrom !== undefined,
+  };
 }
 
 /**
