@@ -278,6 +278,68 @@ describe('other agents', () => {
     expect(failedLater?.changes[0]?.failed).toBeUndefined();
   });
 
+  it("an edit the tool's linter rejected changed nothing, and its linter errors are the errors", () => {
+    const edit = (output: string) => ({
+      name: 'bash',
+      input: { command: 'edit 3:4\n    return int(round(value))\nend_of_edit' },
+      output: { type: 'text' as const, value: output },
+    });
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([
+          {
+            name: 'bash',
+            input: { command: 'open src/fields.py' },
+            output: '[File: /repo/src/fields.py (9 lines total)]\n1:import os',
+          },
+        ])
+        .tools([
+          edit(
+            'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.\n\nERRORS:\n- E999 IndentationError: unexpected indent\n\nThis is how your edit would have looked if applied\n-------------------------------------------------\n3:return int(round(value))',
+          ),
+        ])
+        .build(),
+    );
+    expect(snapshot.files[0]).toMatchObject({ path: 'src/fields.py', status: 'read' });
+    expect(snapshot.files[0]?.changes).toMatchObject([{ kind: 'edit', failed: true }]);
+    expect(snapshot.errors.map((error) => error.message)).toEqual([
+      'E999 IndentationError: unexpected indent',
+    ]);
+    expect(snapshot.commands.find((command) => command.command.startsWith('edit'))).toMatchObject({
+      status: 'failed',
+      failures: 1,
+    });
+  });
+
+  it('an edit the file editor found nothing to replace for changed nothing, and its error names the file', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([
+          {
+            name: 'str_replace_editor',
+            input: {
+              command: 'str_replace',
+              path: '/w/src/parse.ts',
+              old_str: 'const a = `\nx\n`;',
+              new_str: '',
+            },
+            output:
+              'No replacement was performed, old_str `const a = `\nx\n`;` did not appear verbatim in /w/src/parse.ts.',
+          },
+        ])
+        .build(),
+    );
+    expect(snapshot.files[0]).toMatchObject({
+      path: '/w/src/parse.ts',
+      changes: [{ kind: 'edit', failed: true }],
+    });
+    expect(snapshot.errors.map((error) => error.message)).toEqual([
+      'No replacement was performed, old_str `const a = ` …` did not appear verbatim in /w/src/parse.ts.',
+    ]);
+  });
+
   it('a write after reads that all failed creates the file; after a read that worked it modifies it', () => {
     const readThenWrite = (readOutput: { type: 'text' | 'error-text'; value: string }) =>
       ledgerOf(

@@ -37,6 +37,7 @@ import {
   firstMeaningfulLine,
   isPlaceholderOutput,
   normaliseError,
+  rejectedEditErrors,
 } from './tool-output.js';
 
 /**
@@ -265,7 +266,11 @@ export function createLedger(): Ledger {
     const placeholder = isPlaceholderOutput(text);
     const command = call?.recognised.command;
     const exitCode = command !== undefined && !placeholder ? exitCodeOf(text) : undefined;
-    const failed = !placeholder && (isErrorOutput(part.output) || (exitCode !== undefined && exitCode !== 0));
+    // An edit the tool's linter turned away changed nothing, whatever status the shell reports.
+    const rejection = placeholder ? undefined : rejectedEditErrors(text);
+    const failed =
+      !placeholder &&
+      (rejection !== undefined || isErrorOutput(part.output) || (exitCode !== undefined && exitCode !== 0));
     const status: CommandStatus = placeholder
       ? 'unknown'
       : failed
@@ -297,9 +302,12 @@ export function createLedger(): Ledger {
         }
         if (entry.change === undefined) continue;
         // A shell line's exit status belongs to its last command, not to the file effects before it; but a
-        // Python script that did not compile wrote nothing, whatever ran after it.
+        // Python script that did not compile wrote nothing, whatever ran after it, nor did a rejected edit.
         if (entry.shell) {
-          if (entry.change.detail !== pythonScriptDetail || !inlineScriptDidNotCompile(text)) continue;
+          const wroteNothing =
+            rejection !== undefined ||
+            (entry.change.detail === pythonScriptDetail && inlineScriptDidNotCompile(text));
+          if (!wroteNothing) continue;
           entry.change.failed = true;
           touched = true;
         } else if (failed) {
@@ -320,7 +328,7 @@ export function createLedger(): Ledger {
       const source = describeSource(part.toolName, call?.recognised);
       let lines: string[] = [];
       if (failed) {
-        lines = errorLinesOf(text);
+        lines = rejection !== undefined && rejection.length > 0 ? rejection : errorLinesOf(text);
         if (lines.length === 0) {
           const first = firstMeaningfulLine(text);
           if (first !== undefined) lines = [first];

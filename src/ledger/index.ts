@@ -54,6 +54,7 @@ export {
   errorLinesOf,
   exitCodeOf,
   normaliseError,
+  rejectedEditErrors,
   shellHookNoiseLine,
   withoutColours,
 } from './tool-output.js';

@@ -5,6 +5,7 @@ import {
   firstMeaningfulLine,
   isPlaceholderOutput,
   normaliseError,
+  rejectedEditErrors,
 } from './tool-output.js';
 
 describe('exitCodeOf', () => {
@@ -196,6 +197,63 @@ describe('errorLinesOf: linters', () => {
     ]);
     // A numbered file line stays a file line.
     expect(errorLinesOf('12: throw new Error("boom")\n13: }', { strongOnly: true })).toEqual([]);
+  });
+});
+
+describe('rejectedEditErrors', () => {
+  it("reads the errors an editing tool's linter rejected an edit for, in SWE-agent's and OpenHands' forms", () => {
+    const sweAgent = [
+      'Your proposed edit has introduced new syntax error(s). Please read this error message carefully and then retry editing the file.',
+      '',
+      'ERRORS:',
+      "- E999 SyntaxError: unmatched ')'",
+      "- F821 undefined name 'options'",
+      '',
+      'This is how your edit would have looked if applied',
+      '-------------------------------------------------',
+      '[File: /repo/pkg/handler.py (374 lines total)]',
+      '281:        raise AttributeError(',
+      'ValueError: not an error of the edit',
+    ].join('\n');
+    expect(rejectedEditErrors(sweAgent)).toEqual([
+      "E999 SyntaxError: unmatched ')'",
+      "F821 undefined name 'options'",
+    ]);
+    const openHands = [
+      '[Your proposed edit has introduced new syntax error(s). Please understand the errors and retry your edit command.]',
+      'ERRORS:',
+      '/workspace/app.py:12:5: E999 IndentationError: unexpected indent',
+      '[This is how your edit would have looked if applied]',
+    ].join('\n');
+    expect(rejectedEditErrors(openHands)).toEqual([
+      '/workspace/app.py:12:5: E999 IndentationError: unexpected indent',
+    ]);
+    const terse =
+      'Your proposed edit has introduced new syntax error(s):\n- E999 IndentationError: unexpected indent\nYour changes have NOT been applied.';
+    expect(rejectedEditErrors(terse)).toEqual(['E999 IndentationError: unexpected indent']);
+    expect(rejectedEditErrors('Your proposed edit has introduced new syntax error(s).')).toEqual([]);
+  });
+
+  it("reads the file editor's no-replacement error, with the file a quote of many lines was not found in", () => {
+    const notFound =
+      'EXECUTION RESULT of [str_replace_editor]:\nERROR:\nNo replacement was performed, old_str `// Test case 1\nconst fixes1 = `\nexample.com\n`;` did not appear verbatim in /workspace/test-theme.ts.';
+    expect(rejectedEditErrors(notFound)).toEqual([
+      'No replacement was performed, old_str `// Test case 1 …` did not appear verbatim in /workspace/test-theme.ts.',
+    ]);
+    const ambiguous =
+      'No replacement was performed. Multiple occurrences of old_str `if x:\n    return` in lines [3, 9]. Please ensure it is unique';
+    expect(rejectedEditErrors(ambiguous)).toEqual([
+      'No replacement was performed. Multiple occurrences of old_str `if x: …` in lines [3, 9]. Please ensure it is unique',
+    ]);
+  });
+
+  it('takes nothing from an output that only quotes the sentence, or from a successful edit', () => {
+    expect(
+      rejectedEditErrors('The tool said: Your proposed edit has introduced new syntax error(s).\n- E999 x'),
+    ).toBeUndefined();
+    expect(
+      rejectedEditErrors('[File: /repo/a.py (10 lines total)]\n1:import os\nFile updated.'),
+    ).toBeUndefined();
   });
 });
 

@@ -212,6 +212,59 @@ function messageAfter(text: string, from: number, pattern: RegExp): string | und
   return undefined;
 }
 
+/**
+ * File editors reporting an edit they did not make. SWE-agent's windowed `edit` (and OpenHands' old file tools)
+ * when their linter turned it away: this sentence, the linter's errors, the edit as it would have looked, and
+ * the file left as it was.
+ */
+const rejectedEditPattern =
+  /^\s*(?:EXECUTION RESULT of \[\w+\]:\s*\n\s*)?\[?Your proposed edit has introduced new syntax error\(s\)[^\n]*\n?/;
+/** Where the list of errors ends: the window showing the edit as it would have looked, or the closing notice. */
+const rejectedEditEndPattern =
+  /^\s*\[?(?:This is how your edit would have looked|Your changes have NOT been applied)/;
+/**
+ * The file editor agents share (Anthropic's `str_replace_editor`, in OpenHands and SWE-agent) when it did not find
+ * the text to replace, or found it more than once: `No replacement was performed, old_str \`…\` did not appear
+ * verbatim in /path.`, `… Multiple occurrences of old_str \`…\` in lines [3, 9]. …`. OpenHands puts its heading
+ * (`EXECUTION RESULT of [str_replace_editor]:`) and `ERROR:` above.
+ */
+const noReplacementPattern =
+  /^\s*(?:EXECUTION RESULT of \[\w+\]:\s*\n\s*)?(?:ERROR:\s*\n\s*)?No replacement was performed\b/;
+/** A quote of many lines in that error: it is cut to its first line, so that the file (or the lines) stay. */
+const multilineOldString =
+  /(old_str `(?:(?!` (?:did not appear verbatim in |in lines \[))[^\n])*)\n[\s\S]{0,20000}?(` (?:did not appear verbatim in |in lines \[))/;
+
+/**
+ * The errors of an edit its tool did not make, verbatim: the linter's (`E999 SyntaxError: unmatched ')'`, `F821
+ * undefined name 'options'`, `path:12:5: E999 …`, without their list bullets: the lines after the opening and an
+ * `ERRORS:` heading, up to a blank line or the window), or the editor's no-replacement line (a quote of many lines
+ * cut to its first). An empty list when a rejection names no error; undefined when `text` is no rejection.
+ */
+export function rejectedEditErrors(text: string, maxLines = 4, maxChars = 400): string[] | undefined {
+  const noReplacement = noReplacementPattern.exec(text);
+  if (noReplacement !== null) {
+    const from = noReplacement[0].length - 'No replacement was performed'.length;
+    const head = text.slice(from, from + 25000).replace(multilineOldString, '$1 …$2');
+    const newline = head.indexOf('\n');
+    return [cleanErrorLine(newline === -1 ? head : head.slice(0, newline), maxChars)];
+  }
+  const opening = rejectedEditPattern.exec(text);
+  if (opening === null) return undefined;
+  const errors: string[] = [];
+  // The list is short and comes first: a few lines after the opening are read, not the windows after it.
+  for (const raw of text.slice(opening[0].length, opening[0].length + 4000).split('\n')) {
+    if (rejectedEditEndPattern.test(raw)) break;
+    const line = cleanErrorLine(raw.replace(/^\s*-\s+/, ''), maxChars);
+    if (line === '' || /^ERRORS:?$/.test(line)) {
+      if (errors.length > 0 && line === '') break;
+      continue;
+    }
+    errors.push(line);
+    if (errors.length >= maxLines) break;
+  }
+  return errors;
+}
+
 /** The first line that says something (skipping status lines and wrappers), for an error with no error line. */
 export function firstMeaningfulLine(text: string, maxChars = 400): string | undefined {
   let start = 0;

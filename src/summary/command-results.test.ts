@@ -144,6 +144,22 @@ describe('commandResultLines', () => {
           'bash-$',
         ].join('\n'),
       ],
+      // An edit its linter rejected: the window shows lines the file never had; the errors are the ledger's.
+      [
+        'edit 15:15\ndistance = abs(elem - elem2)\nend_of_edit',
+        [
+          'Your proposed edit has introduced new syntax error(s). Please understand the fixes and retry your edit commmand.',
+          '',
+          'ERRORS:',
+          '- E999 IndentationError: unexpected indent',
+          '',
+          'This is how your edit would have looked if applied',
+          '-------------------------------------------------',
+          '[File: /repo/main.py (23 lines total)]',
+          '15:distance = abs(elem - elem2)',
+          'DO NOT re-run the same failed edit command. Running it again will lead to the same error.',
+        ].join('\n'),
+      ],
     ]);
     expect(commandResultLines(messages)).toEqual([
       'Test Files  1 passed (1)',

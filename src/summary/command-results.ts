@@ -1,6 +1,7 @@
 import {
   type RecogniserState,
   recogniseToolCall,
+  rejectedEditErrors,
   runsCommand,
   shellHookNoiseLine,
   withoutColours,
@@ -105,8 +106,9 @@ export function commandResultLines(
           (command.readOnly && !gitStateCommand.test(command.text))
             ? ''
             : withoutTestRunHeaders(withoutColours(messageText({ role: 'tool', content: [part] })));
-        // SWE-agent's `edit` (and `goto`, `scroll_down`) print the editor's window: file lines, not a result.
-        output = { text: editorWindow.test(text) ? '' : text };
+        // SWE-agent's `edit` (and `goto`, `scroll_down`) print the editor's window: file lines, not a result; an
+        // edit its linter rejected shows the window as it would have been, and its errors are the ledger's.
+        output = { text: editorWindow.test(text) || rejectedEditErrors(text) !== undefined ? '' : text };
         outputCache.set(part, output);
       }
       if (output.chosen?.maxKeyValueLines !== maxKeyValueLines)
