@@ -771,6 +771,26 @@ describe('buildAnchoredSummary', () => {
     ]);
   });
 
+  it('does not list again as mentioned a file the ledger has under a relative path, named from the root', () => {
+    const open = toolCall('bash', { command: 'open pkg/handlers/numpy_handler.py 293' }, 'call-1');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Make the attribute optional.'),
+        assistantMessage([{ type: 'text', text: 'Let me open the handler.' }, open]),
+        toolMessage(
+          toolResult(open, { type: 'text', value: '[File: /repo/pkg/handlers/numpy_handler.py]\n293:x' }),
+        ),
+        assistantMessage(
+          'The check is in `/repo/pkg/handlers/numpy_handler.py`; `/elsewhere/numpy_handler.py` is another file.',
+        ),
+      ]),
+    );
+    expect(summary.files.map((file) => [file.path, file.status])).toEqual([
+      ['pkg/handlers/numpy_handler.py', 'read'],
+      ['/elsewhere/numpy_handler.py', 'mentioned'],
+    ]);
+  });
+
   it('says how a command ended only when the transcript shows it, and when the harness cut its output', () => {
     const calls = [
       toolCall('run_terminal_cmd', { command: 'bun add commander' }, 'call-1'),

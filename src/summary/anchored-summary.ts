@@ -1017,8 +1017,13 @@ function addTask(tasks: SummaryTask[], text: string, done: boolean): void {
 function addMentionedFiles(summary: AnchoredSummary, assistants: readonly IdentifiedMessage[]): void {
   for (const message of assistants)
     for (const path of mentionedPathsOf(message)) {
+      // The same file named from another folder: an absolute path and a relative one it ends with (SWE-agent
+      // prints `/pydicom__pydicom/pydicom/x.py` for the `pydicom/x.py` it opened).
       const known = summary.files.some(
-        (file) => file.path === path || file.path.endsWith(path.startsWith('/') ? path : `/${path}`),
+        (file) =>
+          file.path === path ||
+          file.path.endsWith(path.startsWith('/') ? path : `/${path}`) ||
+          (path.startsWith('/') && !file.path.startsWith('/') && path.endsWith(`/${file.path}`)),
       );
       if (!known) addFile(summary.files, { path, status: 'mentioned' });
     }
