@@ -163,6 +163,7 @@ describe('specStoryImporter.parse, April 2025 export', () => {
   it("reads Cursor's tool-failure lines, alone in their segment, as failed calls; in prose they stay text", () => {
     const failures = [
       'Could not find file .env.local in the workspace.',
+      "Could not find file '/repo/app.vue' in the workspace.",
       'Cannot edit files blocked by globalIgnore',
       "Unable to write file '/repo/.cursor/rules/a.mdc' (Error: Unable to create folder '/repo/.cursor/rules' that already exists but is not a directory)",
       'The string to replace was not found in the file.',
@@ -176,6 +177,7 @@ describe('specStoryImporter.parse, April 2025 export', () => {
     const { messages } = importText(text);
     expect(calls(messages).map((call) => [call.toolName, call.input])).toEqual([
       ['read_file', { target_file: '.env.local' }],
+      ['read_file', { target_file: '/repo/app.vue' }],
       ['edit_file', {}],
       ['edit_file', { target_file: '/repo/.cursor/rules/a.mdc' }],
       ['search_replace', {}],
@@ -188,7 +190,7 @@ describe('specStoryImporter.parse, April 2025 export', () => {
     expect(textOf(messages.at(-1))).toBe('It said: Could not find file .env.local in the workspace.');
     const ledger = buildLedger(assignIds(messages));
     expect(ledger.errors.map((error) => error.message)).toEqual(
-      expect.arrayContaining([failures[0], failures[1], failures[3], failures[5]]),
+      expect.arrayContaining([failures[0], failures[1], failures[2], failures[4], failures[6]]),
     );
   });
 

@@ -410,9 +410,10 @@ function toolFromSummary(
  */
 const failedToolLines: readonly SummaryTool[] = [
   {
-    pattern: /^Could not find file (.+?) in the workspace\.?$/,
+    // Newer exports quote the path: `Could not find file '/repo/app.vue' in the workspace.`
+    pattern: /^Could not find file (['"]?)(.+?)\1 in the workspace\.?$/,
     toolName: 'read_file',
-    input: (match) => pathInput('target_file', match[1]!),
+    input: (match) => pathInput('target_file', match[2]!),
   },
   { pattern: /^Cannot edit files blocked by globalIgnore\b/, toolName: 'edit_file', input: () => ({}) },
   {
