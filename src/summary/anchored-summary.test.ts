@@ -1427,7 +1427,7 @@ describe('mergeAnchoredSummary', () => {
     expect(mergeAnchoredSummary(merged, merged).errors).toEqual(merged.errors);
   });
 
-  it('lets a file status say more, never less: mentioned, then read, then changed', () => {
+  it('lets a file status say more, never less: mentioned, a failed read, read, then changed', () => {
     const withFile = (status: string) => ({
       ...emptyAnchoredSummary(),
       files: [{ path: 'src/a.ts', status }],
@@ -1440,6 +1440,29 @@ describe('mergeAnchoredSummary', () => {
     expect(statusAfter('read', 'mentioned')).toEqual(['read']);
     expect(statusAfter('modified', 'read')).toEqual(['modified']);
     expect(statusAfter('created', 'deleted')).toEqual(['created']);
+    expect(statusAfter('mentioned', 'read failed')).toEqual(['read failed']);
+    expect(statusAfter('read failed', 'read')).toEqual(['read']);
+    expect(statusAfter('read', 'read failed')).toEqual(['read']);
+  });
+
+  it('says a file was not read when every read of it failed, and read when one worked', () => {
+    const read = (id: string, path: string) => toolCall('Read', { file_path: path }, id);
+    const calls = [read('c1', '/p/app.vue'), read('c2', '/p/app/app.vue'), read('c3', '/p/app/app.vue')];
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Add a layout.'),
+        assistantMessage(calls),
+        toolMessage(
+          toolResult(calls[0]!, { type: 'error-text', value: 'File does not exist.' }),
+          toolResult(calls[1]!, { type: 'error-text', value: 'File does not exist.' }),
+          toolResult(calls[2]!, { type: 'text', value: '<template></template>' }),
+        ),
+      ]),
+    );
+    expect(summary.files.map((file) => [file.path, file.status])).toEqual([
+      ['/p/app.vue', 'read failed'],
+      ['/p/app/app.vue', 'read'],
+    ]);
   });
 
   it('never turns a done task back to open', () => {

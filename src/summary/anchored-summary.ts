@@ -1162,9 +1162,12 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
       changes.length === 0 || throwaway || file.changes.every((change) => change.kind === 'delete')
         ? undefined
         : changes.slice(0, 4).join('; ') + (changes.length > 4 ? `; +${changes.length - 4} more` : '');
+    // Reads that all failed (not there, too large, not allowed) read nothing.
+    const readFailed =
+      file.status === 'read' && file.reads > 0 && file.failedReads === file.reads && changes.length === 0;
     addFile(summary.files, {
       path: file.path,
-      status: throwaway ? 'created and deleted' : file.status,
+      status: throwaway ? 'created and deleted' : readFailed ? 'read failed' : file.status,
       ...(detail === undefined ? {} : { detail }),
     });
   }
@@ -1211,9 +1214,9 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
   }
 }
 
-/** How much a file status says: named in prose, read, then changed. */
+/** How much a file status says: named in prose, a read that failed, read, then changed. */
 function statusWeight(status: string): number {
-  return status === 'mentioned' ? 0 : status === 'read' ? 1 : 2;
+  return status === 'mentioned' ? 0 : status === 'read failed' ? 0.5 : status === 'read' ? 1 : 2;
 }
 
 function addFile(files: SummaryFile[], file: SummaryFile): void {

@@ -63,7 +63,7 @@ const exampleGolden: Record<string, { result: string; archive: string }> = {
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '71ec1de0bfd104df906c2cb4d7333d58',
+    result: 'c1970e0d571e18ab78aa08bfb9ad3b8a',
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
