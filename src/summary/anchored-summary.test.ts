@@ -1588,9 +1588,11 @@ describe('authoredLinesOf', () => {
     ).toEqual(['Fix notes', 'Notes lose their content field.']);
   });
 
-  it("takes a diff's added lines with their markers, not the lines it removed (like an edit's old text) or its context", () => {
+  it("takes a diff's added lines without their markers, not the lines it removed (like an edit's old text), its context or its header", () => {
     // Cursor's edit_file as SpecStory exports it: two columns, no path.
     const diff = [
+      '--- a/src/pr.ts',
+      '+++ b/src/pr.ts',
       '  export interface PrOptions {',
       '    session: string;',
       '+   debug?: boolean;',
@@ -1601,8 +1603,8 @@ describe('authoredLinesOf', () => {
     expect(authoredLinesOf({ diff })).toEqual({
       kind: 'script',
       lines: [
-        '+   debug?: boolean;',
-        '+     if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
+        'debug?: boolean;',
+        'if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
       ],
     });
   });

@@ -885,9 +885,9 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       // Split at \n alone: trimming drops the \r of a \r\n.
       for (const raw of value.split('\n')) {
         // A diff's context lines were there before, and its `-` lines are what it replaced (an edit's old text,
-        // which is not written either): its `+` lines (marker kept) are what it wrote.
-        if (isDiff && !raw.startsWith('+')) continue;
-        const line = raw.trim();
+        // which is not written either): its `+` lines, without the marker, are what it wrote (not `+++ b/x`).
+        if (isDiff && (!raw.startsWith('+') || raw.startsWith('+++ '))) continue;
+        const line = (isDiff ? raw.slice(1) : raw).trim();
         if (isReplaced) replaced.add(line);
         else written.push(line);
       }

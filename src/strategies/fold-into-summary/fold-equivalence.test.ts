@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '9d56c4efd4b0cfb83ab7647745718331',
+    result: '9b831f97c5be183c74719ab12da2e512',
     archive: 'fa98e6aa2588b8869241e83c3b315b1f',
   },
 };
