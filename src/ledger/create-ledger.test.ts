@@ -412,6 +412,28 @@ describe('other agents', () => {
     expect(created.has(ledgerFileKey('./new.ts'))).toBe(true);
   });
 
+  it('takes a Windows spelling of a path (backslashes) for the same file', () => {
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('go')
+        .tools([{ name: 'Read', input: { file_path: 'src/App.tsx' }, output: 'export default App;' }])
+        .tools([
+          {
+            name: 'Edit',
+            input: { file_path: 'src\\App.tsx', old_string: 'App;', new_string: 'Root;' },
+            output: 'ok',
+          },
+        ])
+        .tools([{ name: 'Write', input: { file_path: '.\\src\\Root.tsx', content: 'x' }, output: 'ok' }])
+        .build(),
+    );
+    expect(snapshot.files.map((file) => [file.path, file.status])).toEqual([
+      ['src/App.tsx', 'modified'],
+      ['.\\src\\Root.tsx', 'created'],
+    ]);
+    expect(ledgerFileKey('.\\src\\Root.tsx')).toBe('src/Root.tsx');
+  });
+
   it('importer placeholders leave a command without a status and add no error', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

@@ -67,9 +67,11 @@ interface PendingCall {
   command?: LedgerCommand;
 }
 
-/** `./src/x.ts` and `src/x.ts` are one file; other spellings (absolute vs relative) stay apart. */
+/** `./src/x.ts`, `src/x.ts` and `src\x.ts` are one file; other spellings (absolute vs relative) stay apart. */
 export function ledgerFileKey(path: string): string {
-  return path.startsWith('./') ? path.slice(2) : path;
+  // Windows spells the same path with backslashes (aider there writes `src\App.tsx` for the `src/App.tsx` it read).
+  const slashed = path.includes('\\') ? path.replaceAll('\\', '/') : path;
+  return slashed.startsWith('./') ? slashed.slice(2) : slashed;
 }
 
 /** The keys (`ledgerFileKey`) of the files the session created: the first of their changes that worked made them. */
