@@ -129,6 +129,19 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands).toContain('`Task "Review the notes fix"` → ok');
   });
 
+  it('takes no question for a decision or a failed approach', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Fix the histogram scaling.'),
+        assistantMessage(
+          "Why is it not working? If `fill` is False, then `closed` is None? The fix didn't work for steps. So the fix is to pass `simplify=False` to `iter_bezier`.",
+        ),
+      ]),
+    );
+    expect(summary.failedApproaches).toEqual(["The fix didn't work for steps."]);
+    expect(summary.decisions).toEqual(['So the fix is to pass `simplify=False` to `iter_bezier`.']);
+  });
+
   it('fills the forced sections with verbatim items', () => {
     const summary = buildAnchoredSummary(session(), { handles: ['h-0123456789abcdef0123'] });
     expect(summary.intent).toBe(

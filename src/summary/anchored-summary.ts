@@ -297,6 +297,9 @@ function sentencesOf(message: IdentifiedMessage): readonly string[] {
 const offerToUser =
   /^(?:[-*]\s+)?(?:(?:please )?let me know\b|if you(?:'d| would)? (?:like|want|need|prefer)\b|would you like\b|do you want\b|shall i\b|should i\b|feel free\b|(?:i )?hope (?:this|that|it) helps\b)|\?\s*$/i;
 
+/** A sentence that asks. */
+const questionEnd = /\?\s*$/;
+
 /** A later request up to this long is one constraint item, verbatim; a longer one (a pasted log) gives its cue sentences. */
 const maxWholeRequestChars = 1000;
 
@@ -335,6 +338,8 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
           text: checklist[2]!.trim(),
           done: isDoneMark(checklist[1]!),
         });
+      // A question ("Why is it not working?", "… so `closed` is `None`?") is neither a decision nor an approach.
+      else if (questionEnd.test(sentence)) continue;
       else if (failureCue.test(sentence))
         facts.reasoning.push({ section: 'failedApproaches', text: withoutListMarker(sentence) });
       else if (bareDiagnosis.test(sentence)) {

@@ -67,7 +67,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'b85f13022ca273a8cfb12cd0a50fa55f',
+    result: '43d52df8f76b431bb147b8cf241bbff4',
     archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
