@@ -268,7 +268,8 @@ export function createLedger(): Ledger {
     const placeholder = isPlaceholderOutput(text);
     const command = call?.recognised.command;
     const exitCode = command !== undefined && !placeholder ? exitCodeOf(text) : undefined;
-    // An edit the tool's linter turned away changed nothing, whatever status the shell reports.
+    // An edit its tool did not make (its linter turned it away, or it found nothing to replace) changed nothing,
+    // whatever status the shell reports.
     const rejection = placeholder ? undefined : rejectedEditErrors(text);
     const failed =
       !placeholder &&

@@ -243,7 +243,7 @@ const multilineOldString =
 export function rejectedEditErrors(text: string, maxLines = 4, maxChars = 400): string[] | undefined {
   const noReplacement = noReplacementPattern.exec(text);
   if (noReplacement !== null) {
-    const from = noReplacement[0].length - 'No replacement was performed'.length;
+    const from = noReplacement[0].lastIndexOf('No replacement');
     const head = text.slice(from, from + 25000).replace(multilineOldString, '$1 …$2');
     const newline = head.indexOf('\n');
     return [cleanErrorLine(newline === -1 ? head : head.slice(0, newline), maxChars)];
