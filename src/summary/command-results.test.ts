@@ -127,6 +127,10 @@ describe('commandResultLines', () => {
         'Hello World from Perl!///PROCESS-DONE:0:PROCESS-DONE///\n(Open file: /ctf/printenv.pl)\n(Current directory: /ctf)\nbash-$',
       ],
       [
+        'rm reproduce.py',
+        'Your command ran successfully and did not produce any output.\n(Open file: n/a)\nbash-$',
+      ],
+      [
         'edit 1:1\nprint 1;\nend_of_edit',
         '[File: /ctf/printenv.pl (5 lines total)]\n(Open file: n/a)\nbash-$',
       ],

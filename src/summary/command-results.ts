@@ -160,14 +160,15 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
 /**
  * Lines that never say how a command ended: npm's `> pkg@1.0.0 script` banner and the command under it (and a
  * shell's continuation prompt), one passing test of many, a test runner's timings, SWE-agent's prompt after
- * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`) and its editor's `[File: … (N lines total)]`;
+ * every output (`(Open file: …)`, `(Current directory: …)`, `bash-$`), its editor's `[File: … (N lines total)]` and its
+ * note that a command printed nothing (`Your command ran successfully and did not produce any output.`);
  * the set-up a test runner prints before every run (pytest's `rootdir:`, `plugins:`; SymPy's `random seed:`,
  * `hash randomization:`, which change with every run, and its aligned `executable:   …`, `architecture:   …`); a
  * package installer's line per package added or removed (`uv sync`: ` - amqp==5.3.1`, ` + hf-xet==1.1.9`); a shell's prompt alone on its line, as a terminal copied
  * into a transcript shows it (`host:dir user$`, `user@host dir %`, `user@host:~/dir$`).
  */
 const noiseLine =
-  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|\[File: .* \(\d+ lines total\)\]$|(?:rootdir|configfile|plugins|cachedir|testpaths|random seed|hash randomization):\s|(?:executable|architecture|cache|ground types|numpy):\s{2}|[-+] [\w.-]+==[\w.+!-]+$|[\w.-]+:\S* [\w.-]+\$$|[\w.-]+@[\w.-]+(?: \S+ [%#]|:\S*[$#])$)/;
+  /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|Your command ran successfully and did not produce any output\.$|\[File: .* \(\d+ lines total\)\]$|(?:rootdir|configfile|plugins|cachedir|testpaths|random seed|hash randomization):\s|(?:executable|architecture|cache|ground types|numpy):\s{2}|[-+] [\w.-]+==[\w.+!-]+$|[\w.-]+:\S* [\w.-]+\$$|[\w.-]+@[\w.-]+(?: \S+ [%#]|:\S*[$#])$)/;
 /** An inspected string's colour codes, escaped (`'\x1B[7m37\x1B[0m const result…'`): a dump of a log, not a result. */
 const escapedColourCode = /\\(?:x1[Bb]|u001[Bb])\[/;
 /**
