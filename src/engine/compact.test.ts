@@ -444,7 +444,9 @@ describe('compact', () => {
     expect(demoAction?.messageIds).toEqual([ids[1]!.id]);
     expect(archive.get(demoAction!.handle!)?.content).toEqual([ids[1]]);
     const summary = result.messages.find((message) => message.metadata?.origin === 'summary');
-    expect(summary?.content).toContain(`## Session intent\n${task}`);
+    // The task stays in the conversation (preserved, checked above): the summary does not repeat it.
+    expect(result.messages.some((message) => message.role === 'user' && message.content === task)).toBe(true);
+    expect(summary?.content).not.toContain('## Session intent');
     expect(summary?.content).not.toContain('demo/app.py');
     expect(summary?.content).not.toContain('flask');
     const atTenth = run(input, { budgetTokens: Math.floor(countOf(input) * 0.1), provider: 'openai' }).result;

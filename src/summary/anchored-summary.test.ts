@@ -1079,6 +1079,19 @@ describe('renderAnchoredSummary', () => {
     // Under a larger cap, sections share the room by weight, and the capped intent shows whole again.
     const roomy = renderAnchoredSummary(summary, { maxTokens: 1000, counter, maxIntentChars: 10_000 });
     expect(roomy).toContain('Keep the public API unchanged.');
+    // None of it (the task message is in view): no section, and its room goes to the others.
+    for (const maxTokens of [100, 1000, undefined]) {
+      const none = renderAnchoredSummary(summary, {
+        counter,
+        maxIntentChars: 0,
+        ...(maxTokens ? { maxTokens } : {}),
+      });
+      expect(none).not.toContain('Session intent');
+      expect(none).not.toContain('Release version 4.2');
+    }
+    expect(renderAnchoredSummary(summary, { maxTokens: 100, counter, maxIntentChars: 0 })).toContain(
+      'TS2304',
+    );
   });
 
   it('names sections none of whose lines fit on one closing line instead of a heading each', () => {

@@ -13,9 +13,9 @@ export interface RenderAnchoredSummaryOptions {
   /** @default the exact o200k counter */
   counter?: TokenCounter;
   /**
-   * Characters of the intent shown. Lower it when the task message itself is still in the conversation:
-   * repeating it in full would spend the summary's room on text the model already sees. Without it, the intent
-   * (the task only the summary holds) may take more than its share under a cap: up to 30% of the room.
+   * Characters of the intent shown; 0 shows none. Lower it when the task message itself is still in the
+   * conversation: repeating it would spend the summary's room on text the model already sees. Without it, the
+   * intent (the task only the summary holds) may take more than its share under a cap: up to 30% of the room.
    * @default no cap
    */
   maxIntentChars?: number;
@@ -189,7 +189,10 @@ function allSectionsOf(
   maxIntentChars: number,
   indexHandle?: string,
 ): RenderedSection[] {
-  const intent = summary.intent === undefined ? undefined : capChars(summary.intent, maxIntentChars);
+  const intent =
+    summary.intent === undefined || maxIntentChars === 0
+      ? undefined
+      : capChars(summary.intent, maxIntentChars);
   const fileRows = summary.files.map((file) => `- ${codeSpan(file.path)} ${file.status}`);
   const files = summary.files.map(
     (file, index) => `${fileRows[index]}${file.detail === undefined ? '' : `: ${file.detail}`}`,

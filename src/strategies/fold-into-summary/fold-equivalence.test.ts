@@ -54,32 +54,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'a9e09878706cc6be98a3851c6af0f64d', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
-  '0.1': { result: '427075f34230dc09cb14d86542223c0a', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
-  '0.15': { result: 'b2e3d49449bb88f432babcf803828e39', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: '3f23a0809926652a94c1fdc097bab94d', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: 'ab0b2cd7f156591a1bab29e99e34f3ea', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.05': { result: '38d2c3b76e50740d5c25edf1c2d620d8', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
+  '0.1': { result: '1ac65a09cb489ebc208793e868cd6f03', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
+  '0.15': { result: 'a15b4fec01fcd0fab479818cdd344d5f', archive: '9925290c545b16c915ffe43050535e9b' },
+  '0.2': { result: '0f7ed6b2981cf087875708b0b38c442f', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
+  '0.3': { result: '8d136ed36dba57a074e6d9508afc1620', archive: '01d384770d96644da07e1dceefb5cb94' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'c1970e0d571e18ab78aa08bfb9ad3b8a',
+    result: '6062e44e7b0afca8b6d150947599e401',
     archive: 'fe9c4a60d5518d7a73222d580501de16',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '43d52df8f76b431bb147b8cf241bbff4',
+    result: 'b2e69a325205d6e7579a677ec2705ebf',
     archive: 'b297ad66413bd9116a1c325880dca576',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '92098efab7be51f478d96f11d95c952b',
+    result: '9d2dcb42a80d1f3be8ae6c297d6dbc9b',
     archive: '9ccc9990aae89f804f0b0f34f2a7806d',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '9287b63082df0db548bb1658593b06af',
+    result: '100724e36d8791e70644092f80f06302',
     archive: 'd8d4b6c48b2363837977b969a778383c',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '9b831f97c5be183c74719ab12da2e512',
+    result: '0f9fe6ab0c852ca3b60ff055c7a94447',
     archive: 'fa98e6aa2588b8869241e83c3b315b1f',
   },
 };
