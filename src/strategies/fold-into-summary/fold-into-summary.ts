@@ -314,7 +314,7 @@ function foldOnce(
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task still in the conversation: its message verbatim or shortened in place (extractive prose elides
   // sentences behind a handle, its opening stays), or, where it became a stub of a later copy (a restarted
-  // session sent it again), that copy. The intent only needs to point at it.
+  // session sent it again), that copy. The summary does not repeat it there (`keptTaskIntentChars`).
   const taskKept =
     task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
   // One handle in the header: an index of the spans and of the outputs stubbed inside them.

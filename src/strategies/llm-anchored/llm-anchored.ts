@@ -203,7 +203,7 @@ function idsKey(messages: readonly IdentifiedMessage[]): string {
   return messages.map((message) => message.id).join('\n');
 }
 
-/** Whether the first user task, which the fold shortens in the intent while it is still there, was kept. */
+/** Whether the first user task, whose intent the summary does not repeat while it is still there, was kept. */
 function firstTaskKept(input: readonly IdentifiedMessage[], output: readonly IdentifiedMessage[]): boolean {
   const firstTask = input.find(
     (message) =>
