@@ -106,7 +106,7 @@ export function checkStrategyInvariants(strategy: Strategy, options: StrategyInv
       expect(again.messages).toEqual(result.messages);
       expect(again.actions).toEqual([]);
     }),
-    { numRuns, ...(seed === undefined ? {} : { seed }) },
+    { numRuns, ...(seed === undefined ? {} : { seed }), ...replayedFailure() },
   );
   // A generator that never makes the strategy act would prove nothing. Counted on a fixed sample: how often a
   // random run acts varies from seed to seed far more than its size suggests (fast-check draws small values
@@ -302,4 +302,15 @@ export function richConversation(maxTurns = 5): fc.Arbitrary<Message[]> {
           messages.map((message, index) => enrich(message, choices[index]![0], choices[index]![1])),
         ),
     );
+}
+
+/**
+ * A failure fast-check reported, replayed alone: PRECIS_PROPERTY_SEED and PRECIS_PROPERTY_PATH are the `seed` and
+ * `path` of its report (the generated conversations are random, so a rare counterexample shows once).
+ */
+function replayedFailure(): { seed: number; path?: string; endOnFailure: true } | Record<string, never> {
+  const seed = process.env.PRECIS_PROPERTY_SEED;
+  if (seed === undefined) return {};
+  const path = process.env.PRECIS_PROPERTY_PATH;
+  return { seed: Number(seed), ...(path === undefined ? {} : { path }), endOnFailure: true };
 }

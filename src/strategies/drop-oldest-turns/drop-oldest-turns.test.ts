@@ -184,6 +184,29 @@ describe('dropOldestTurns', () => {
     expect(validateMessages(result.messages, check).valid).toBe(true);
   });
 
+  it('keeps on a re-run the task it kept beside its marker: the marker does not stand in for a step', () => {
+    // A fast-check counterexample: a long task, steps, a preserved request. The first run keeps the task with an
+    // assistant marker for the steps; a second run took that marker for the "newest step" kept in the task's place
+    // and dropped the task behind a user marker, so the result changed on a re-run.
+    const messages = assignIds(
+      createConversationBuilder()
+        .system('You are a coding agent.')
+        .user(long('the task').repeat(4))
+        .tools([{ name: 'bash', input: { command: 'step 1' }, output: long('output 1') }])
+        .user('Pinned: keep the public API.')
+        .tools([{ name: 'bash', input: { command: 'step 2' }, output: long('output 2') }])
+        .build(),
+    );
+    const context = () => strategyContext({ budgetTokens: 120, preservedIds: new Set([messages[4]!.id]) });
+    const first = dropOldestTurns().apply(messages, context());
+    expect(first.messages[1]).toBe(messages[1]);
+    expect(first.messages[2]!.content).toMatch(/^\[2 earlier messages archived: h-\w+\]$/);
+    expect(accountant.countMessage(first.messages[2]!)).toBeLessThanOrEqual(120 / 4);
+    const again = dropOldestTurns().apply(first.messages, context());
+    expect(again.messages).toEqual(first.messages);
+    expect(again.actions).toEqual([]);
+  });
+
   it('takes earlier markers into the next span, so an agent loop compacting again and again keeps one, not dozens', () => {
     // Before: each round kept its marker for good, and beside it the request it could not go without
     // (alternation), so a long chat ended with one request and one marker per round and no room left.

@@ -413,11 +413,14 @@ function planSpans(
       }
       // Where the oldest group would take over half the budget (a long task the budget no longer preserves),
       // keeping the span's newest step instead (an assistant message and its results, a quarter of the budget at
-      // most) lets a user marker open the span.
+      // most) lets a user marker open the span. A step, not an earlier marker: kept in a step's place, the
+      // marker a previous run put beside the kept task would let this run drop the task it kept (a re-run would
+      // not leave the result as it is).
       const newest = groups[spanEnd - 1]!;
       const newestRole = markerRole(output.at(-1), messages[newest.start]);
       if (
         messages[newest.start]!.role === 'assistant' &&
+        !isDropMarker(messages[newest.start]!) &&
         newestRole !== undefined &&
         groupTokens[spanStart]! > budgetTokens / 2 &&
         groupTokens[spanEnd - 1]! <= budgetTokens / 4
