@@ -54,33 +54,33 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '38d2c3b76e50740d5c25edf1c2d620d8', archive: '96a9ed0ead5f3b005a3175b3d344b713' },
-  '0.1': { result: '1ac65a09cb489ebc208793e868cd6f03', archive: '4bfde400bd3a5f3dbb932d8ffb64d59a' },
-  '0.15': { result: 'a15b4fec01fcd0fab479818cdd344d5f', archive: '9925290c545b16c915ffe43050535e9b' },
-  '0.2': { result: '0f7ed6b2981cf087875708b0b38c442f', archive: '1f737e6335d7e5dbde6fa4aee77aecbc' },
-  '0.3': { result: '8d136ed36dba57a074e6d9508afc1620', archive: '01d384770d96644da07e1dceefb5cb94' },
+  '0.05': { result: '04f3d69d6e58d265728b4f20dc6637d8', archive: '479cf86852100b1a4670db4d61327498' },
+  '0.1': { result: 'edd8debce3f533302e0ffff514e0edd5', archive: '84a84adc1d5dbccc541ed4a6ebd1acba' },
+  '0.15': { result: 'ffe08ca6104b817f7c43df1ccaecbbcb', archive: '58888db7d32b54d5c7caab59c30ed5f8' },
+  '0.2': { result: 'e3ea1538cd82c48caf51283b6efc5807', archive: 'ae228700daa3c810ec9b1c74b8c0de0b' },
+  '0.3': { result: '42205cca23fc25ab64caaf13e3e1cf27', archive: '9ec7ac2869bf874a3c562d42eb991843' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '6062e44e7b0afca8b6d150947599e401',
-    archive: 'fe9c4a60d5518d7a73222d580501de16',
+    result: '7db1cc3cf7f69837b0f8c4cfefa73db7',
+    archive: 'ef821dfbda833a37294bc82889e2396e',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'b2e69a325205d6e7579a677ec2705ebf',
-    archive: 'b297ad66413bd9116a1c325880dca576',
+    result: '2624b2b0d7a76ff47dc51ff2577e80b6',
+    archive: '58a1330ef3c3dd8f0adeab87cb13ee89',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '9d2dcb42a80d1f3be8ae6c297d6dbc9b',
-    archive: '9ccc9990aae89f804f0b0f34f2a7806d',
+    result: 'ac341700429c0f414c1b494f247b1436',
+    archive: '569ad3e949c4f2d63c656c4de2c500de',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '100724e36d8791e70644092f80f06302',
-    archive: 'd8d4b6c48b2363837977b969a778383c',
+    result: '42d1cb40a6e80034756496524b31f139',
+    archive: 'f5fb277eef51430a69f969787aa631f0',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '0f9fe6ab0c852ca3b60ff055c7a94447',
-    archive: 'fa98e6aa2588b8869241e83c3b315b1f',
+    result: '962e8b03a3fa82ebea437306ad3b3878',
+    archive: '8c8919c0fd79551a2d54e689e6a96ffb',
   },
 };
 

@@ -69,6 +69,74 @@ describe('toolOutputGist', () => {
     ).toBe('$ python x.py … · exit code 2 · Traceback (most recent call last):');
   });
 
+  it('says how a command ended: test totals, the last line of a quiet success, the exception under a traceback', () => {
+    const djangoRun = `Creating test database for alias 'default'...\n${lines(40, '.')}\n${'-'.repeat(70)}\nRan 116 tests in 0.358s\n\nOK\nDestroying test database for alias 'default'...\n</output>`;
+    expect(
+      toolOutputGist(
+        { toolName: 'bash', input: { command: './tests/runtests.py aggregation' } },
+        { type: 'text', value: `<returncode>0</returncode>\n<output>\n${djangoRun}` },
+      ),
+    ).toBe('$ ./tests/runtests.py aggregation · exit code 0 · Ran 116 tests in 0.358s · OK');
+    expect(
+      toolOutputGist(
+        { toolName: 'bash', input: { command: 'python apply_fix.py' } },
+        {
+          type: 'text',
+          value: 'patching\nSuccessfully applied fix v2.\n\n[Command finished with exit code 0]\nbash-$ ',
+        },
+      ),
+    ).toBe('$ python apply_fix.py · exit code 0 · Successfully applied fix v2.');
+    expect(
+      toolOutputGist(
+        { toolName: 'bash', input: { command: 'python reproduce.py' } },
+        {
+          type: 'text',
+          value: `Traceback (most recent call last):\n  File "reproduce.py", line 3\n${lines(20, '  frame')}\ndjango.db.utils.OperationalError: no such table: app_book\n(Current directory: /testbed)`,
+        },
+      ),
+    ).toBe('$ python reproduce.py · django.db.utils.OperationalError: no such table: app_book');
+  });
+
+  it('gives no last line for a command that only shows files, nor for an exit status said already', () => {
+    expect(
+      toolOutputGist(
+        { toolName: 'bash', input: { command: "cd /repo && nl -ba src/a.py | sed -n '1,40p'" } },
+        { type: 'text', value: `${lines(40, 'code')}\n<returncode>0</returncode>` },
+      ),
+    ).toBe("$ cd /repo && nl -ba src/a.py | sed -n '1,40p' · exit code 0");
+    expect(
+      toolOutputGist(
+        { toolName: 'bash', input: { command: 'make' } },
+        { type: 'text', value: 'Process exited with code 0' },
+      ),
+    ).toBe('$ make · exit code 0');
+  });
+
+  it('reads only the end of a huge output for its outcome', () => {
+    const huge = `${'A'.repeat(2_000_000)}\nRan 3 tests in 0.1s\nOK`;
+    expect(
+      toolOutputGist({ toolName: 'bash', input: { command: 'pytest' } }, { type: 'text', value: huge }),
+    ).toBe('$ pytest · Ran 3 tests in 0.1s · OK');
+  });
+
+  it("gives an editor's view the path and line count, and its edits the verb and path", () => {
+    expect(
+      toolOutputGist(
+        { toolName: 'str_replace_editor', input: { command: 'view', path: '/repo/src/parse.ts' } },
+        { type: 'text', value: "Here's the result of running `cat -n` on /repo/src/parse.ts:\n1\ta\n2\tb" },
+      ),
+    ).toBe('/repo/src/parse.ts · 3 lines');
+    expect(
+      toolOutputGist(
+        {
+          toolName: 'str_replace_editor',
+          input: { command: 'str_replace', path: '/repo/src/parse.ts', old_str: 'a', new_str: 'b' },
+        },
+        { type: 'text', value: 'The file /repo/src/parse.ts has been edited.\nReview the changes.' },
+      ),
+    ).toBe('str_replace /repo/src/parse.ts');
+  });
+
   it('gives a read file its path and line count', () => {
     expect(
       toolOutputGist(

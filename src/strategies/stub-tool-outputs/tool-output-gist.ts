@@ -1,16 +1,22 @@
+import { parseTestSummary } from '../../ledger/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import type { ToolCallPart, ToolResultOutput } from '../../messages/types.js';
 
 const maxLineLength = 160;
 const maxCommandLength = 120;
+/** How much of an output's end is read for its outcome: a runner prints its totals last, and a huge log stays cheap. */
+const outcomeTailLength = 4000;
 
 /**
  * A one-line gist of a tool output, for stubs: what was run and how it ended.
  * - shell-like tools (a `command`/`cmd`/`script` input, or a name like bash, shell, exec, terminal):
  *   `$ <first line of the command>`, the exit status when the output shows it (`exit code 1`,
- *   `<returncode>1</returncode>`, `Process exited with code 1`, an `exit_code` JSON field), and the first
- *   error line;
- * - file reads (a read/view/cat-like name and a path input): `<path> · <N> lines`;
+ *   `<returncode>1</returncode>`, `Process exited with code 1`, an `exit_code` JSON field), then how it
+ *   ended: the first error line, a test runner's totals (`Ran 116 tests in 0.4s · OK`), and the last
+ *   line when it says more (the exception under a traceback; the only outcome of a quiet success) — an
+ *   output stubbed in the kept tail must still say whether the step worked;
+ * - file reads (a read/view/cat-like name and a path input, or an editor's `view`): `<path> · <N> lines`;
+ * - an editor's other verbs (`create`, `str_replace`, `insert`): `<verb> <path>` and the first error line;
  * - anything else: the first error line of an error output, else the first non-empty line.
  * Paths, commands and error lines are copied verbatim, cut to about 160 characters.
  */
@@ -20,23 +26,25 @@ export function toolOutputGist(
 ): string {
   const text = toolOutputText(output);
   const input = call?.input;
-  const command = commandOf(input);
+  const path = pathOf(input);
+  const editorCommand = editorCommandOf(input, path);
+  const command = editorCommand === undefined ? commandOf(input) : undefined;
   const toolName = call?.toolName ?? '';
-  if (command !== undefined || /bash|shell|exec|terminal|command|run_?cmd|^sh$/i.test(toolName)) {
+  if (
+    command !== undefined ||
+    (editorCommand === undefined && /bash|shell|exec|terminal|command|run_?cmd|^sh$/i.test(toolName))
+  ) {
     const pieces: string[] = [];
     if (command !== undefined) pieces.push(`$ ${shorten(firstLine(command), maxCommandLength)}`);
     const exitCode = exitCodeOf(output, text);
     if (exitCode !== undefined) pieces.push(`exit code ${exitCode}`);
-    const error = firstErrorLine(text);
-    if (error !== undefined) pieces.push(error);
-    else if (command === undefined) {
-      const line = firstNonEmptyLine(text);
-      if (line !== undefined) pieces.push(line);
-    }
+    pieces.push(...outcomeOf(text, command));
     if (pieces.length > 0) return pieces.join(' · ');
   }
-  const path = pathOf(input);
-  if (path !== undefined && /read|view|cat|open|get_?file|fetch_?file|show/i.test(toolName)) {
+  if (
+    path !== undefined &&
+    (editorCommand === 'view' || /read|view|cat|open|get_?file|fetch_?file|show/i.test(toolName))
+  ) {
     const lines = lineCount(text);
     const error =
       output.type === 'error-text' || output.type === 'error-json' ? firstErrorLine(text) : undefined;
@@ -45,8 +53,83 @@ export function toolOutputGist(
       ...(error === undefined ? [] : [error]),
     ].join(' · ');
   }
+  if (editorCommand !== undefined && path !== undefined) {
+    const error = firstErrorLine(text);
+    return [`${editorCommand} ${shorten(path, maxLineLength)}`, ...(error === undefined ? [] : [error])].join(
+      ' · ',
+    );
+  }
   const isError = output.type === 'error-text' || output.type === 'error-json';
   return (isError ? firstErrorLine(text) : undefined) ?? firstNonEmptyLine(text) ?? 'empty output';
+}
+
+/**
+ * How a shell output ended, verbatim lines: the first error line (a bare `Traceback …` header gives way to the
+ * exception line that ends it), the test totals, and the last meaningful line when it is an error line of its
+ * own or nothing else said the outcome (not for a command that only shows files: its last line is just the
+ * last line shown). Without a command, the first line says what ran instead.
+ */
+function outcomeOf(text: string, command: string | undefined): string[] {
+  const tail = text.length > outcomeTailLength ? text.slice(-outcomeTailLength) : text;
+  const last = lastMeaningfulLine(tail);
+  const lastIsError = last !== undefined && errorLine.test(last);
+  let error = firstErrorLine(text);
+  if (error !== undefined && /^Traceback\b/.test(error) && lastIsError) error = undefined;
+  const pieces: string[] = [];
+  const add = (line: string | undefined): void => {
+    if (line !== undefined && !pieces.includes(line)) pieces.push(line);
+  };
+  add(error);
+  for (const line of parseTestSummary(tail)?.summaryLines ?? []) add(shorten(line, maxLineLength));
+  if (command === undefined && pieces.length === 0) add(firstNonEmptyLine(text));
+  if (lastIsError || (pieces.length === 0 && !isViewingCommand(command))) add(last);
+  return pieces;
+}
+
+/** Commands that show files, listings or matches rather than run anything, after any leading `cd <dir> &&`. */
+const viewingCommand =
+  /^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:cat|nl|sed|head|tail|less|more|ls|find|tree|grep|egrep|rg|ag|wc|echo|printf|awk|pwd|which|stat|file|git\s+(?:diff|show|log|status|grep|blame))\b/;
+
+function isViewingCommand(command: string | undefined): boolean {
+  return command !== undefined && viewingCommand.test(command.trim());
+}
+
+/**
+ * The verb of a file-editor tool (`str_replace_editor` in SWE-agent and OpenHands: `command` is `view`, `create`,
+ * `str_replace`, `insert` or `undo_edit`, beside a `path`), which is not a shell command.
+ */
+function editorCommandOf(input: unknown, path: string | undefined): string | undefined {
+  if (path === undefined) return undefined;
+  const verb = field(input, ['command'])?.trim();
+  return verb !== undefined && /^(?:view|create|str_replace|insert|undo_edit|view_range)$/.test(verb)
+    ? verb
+    : undefined;
+}
+
+/**
+ * Lines a shell or agent harness wraps around an output and that say nothing of it: prompts (`bash-$`,
+ * `user@host dir %`), `(Current directory: …)`, bracketed notes (`[Command finished with exit code 0]`,
+ * `[Python interpreter: …]`), and bare tags (`</output>`, `<returncode>0</returncode>`).
+ */
+const wrapperLine =
+  /^(?:(?:<returncode>\s*-?\d+\s*<\/returncode>|<\/?[\w-]+>)\s*)+$|^\[[^\]]*\]$|^\(Current directory: [^)]*\)$|^[\w@.:~/-]+(?: [\w@.:~/-]+)? ?[$%#]$/;
+
+/** The last line, from the end, that is neither empty nor a wrapper line, cut to about 160 characters. */
+function lastMeaningfulLine(text: string): string | undefined {
+  let end = text.length;
+  for (let scanned = 0; end > 0 && scanned < 40; scanned++) {
+    const start = text.lastIndexOf('\n', end - 1);
+    const line = text.slice(start + 1, end).trim();
+    if (line !== '' && !wrapperLine.test(line) && !isExitStatusLine(line))
+      return shorten(line, maxLineLength);
+    end = Math.max(start, 0);
+  }
+  return undefined;
+}
+
+/** A short line that only reports the exit status (`Process exited with code 1`), given in the gist already. */
+function isExitStatusLine(line: string): boolean {
+  return line.length <= 60 && exitPatterns.some((pattern) => pattern.test(line));
 }
 
 function field(input: unknown, names: readonly string[]): string | undefined {
