@@ -28,6 +28,14 @@ const gitCommitLine = /^\[[^\]\s]+(?: \(root-commit\))? [0-9a-f]{7,40}\] \S/;
 const aiderCommitLine = /^Commit [0-9a-f]{7,40} \S.*$/gm;
 /** Read-only, but what they print is where the work stands (the branch, what is committed). */
 const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
+
+/**
+ * A command whose output is what it read (a file, a listing, matches), not how it ended: read-only, other than
+ * git's state commands.
+ */
+export function showsOnlyWhatItRead(command: { text: string; readOnly: boolean }): boolean {
+  return command.readOnly && !gitStateCommand.test(command.text);
+}
 /**
  * Output wrappers, stubs and importers' placeholders say nothing about the result; nor do the lines OpenHands
  * puts around every output (its `EXECUTION RESULT of [execute_bash]:` heading; the exit code, the working
@@ -43,6 +51,11 @@ const wrapperLine =
  * rest is advice to the agent. The first sentence is kept, with the bracket closed.
  */
 const harnessNote = /^(\[[^\]]{12,}?[.!])\s+[A-Z][^\]]{40,}\]$/;
+/** A harness's note cut to its first sentence (`[The command timed out after 300 seconds. …]`); other lines as they are. */
+function withoutHarnessAdvice(line: string): string {
+  const note = line.length <= maxNoteChars && line.endsWith(']') ? harnessNote.exec(line) : null;
+  return note === null ? line : `${note[1]} …]`;
+}
 /** Lines longer than this are never such notes, nor stack frames: the patterns backtrack, so they are not tried. */
 const maxNoteChars = 600;
 /** SWE-agent's end-of-command marker (`///PROCESS-DONE:0:PROCESS-DONE///`), glued to the output's last line. */
@@ -75,8 +88,7 @@ export function commandResultLines(
   const state: RecogniserState = {};
   const results: string[] = [];
   const add = (line: string) => {
-    const note = line.length <= maxNoteChars && line.endsWith(']') ? harnessNote.exec(line) : null;
-    const shortened = note === null ? line : `${note[1]} …]`;
+    const shortened = withoutHarnessAdvice(line);
     const capped = shortened.length > maxLineChars ? `${shortened.slice(0, maxLineChars)}…` : shortened;
     if (!results.includes(capped)) results.push(capped);
   };
@@ -103,7 +115,7 @@ export function commandResultLines(
           command === undefined ||
           command.kind === 'search' ||
           command.kind === 'delegate' ||
-          (command.readOnly && !gitStateCommand.test(command.text))
+          showsOnlyWhatItRead(command)
             ? ''
             : withoutTestRunHeaders(withoutColours(messageText({ role: 'tool', content: [part] })));
         // SWE-agent's `edit` (and `goto`, `scroll_down`) print the editor's window: file lines, not a result; an
@@ -143,18 +155,25 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
     if (newline === -1) break;
     start = newline + 1;
   }
+  const last = lastResultLine(text);
+  if (last !== undefined) chosen.push(last);
+  return chosen;
+}
+
+/**
+ * The last line of a command's output that says something of how it ended (`isResultLine`, trimmed, a harness's
+ * note cut to its first sentence), read from the end; none when a harness cut the output short below it. `skip` passes over more lines (a stub's gist, which
+ * gives the exit code already, skips the line that only reports it).
+ */
+export function lastResultLine(text: string, skip?: (line: string) => boolean): string | undefined {
   for (let end = text.length; ; ) {
     const newline = end === 0 ? -1 : text.lastIndexOf('\n', end - 1);
     const line = outputLine(text, newline + 1, end);
-    if (truncationLine.test(line)) break;
-    if (isResultLine(line)) {
-      chosen.push(line);
-      break;
-    }
-    if (newline === -1) break;
+    if (truncationLine.test(line)) return undefined;
+    if (isResultLine(line) && skip?.(line) !== true) return withoutHarnessAdvice(line);
+    if (newline === -1) return undefined;
     end = newline;
   }
-  return chosen;
 }
 
 /**

@@ -11,6 +11,7 @@ export {
   type SummaryTask,
   summarySentences,
 } from './anchored-summary.js';
+export { lastResultLine, showsOnlyWhatItRead } from './command-results.js';
 export { conversationLines } from './conversation-lines.js';
 export {
   type AnchoredSummaryRenderer,

@@ -54,33 +54,33 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '04f3d69d6e58d265728b4f20dc6637d8', archive: '479cf86852100b1a4670db4d61327498' },
-  '0.1': { result: 'edd8debce3f533302e0ffff514e0edd5', archive: '84a84adc1d5dbccc541ed4a6ebd1acba' },
-  '0.15': { result: 'ffe08ca6104b817f7c43df1ccaecbbcb', archive: '58888db7d32b54d5c7caab59c30ed5f8' },
-  '0.2': { result: 'e3ea1538cd82c48caf51283b6efc5807', archive: 'ae228700daa3c810ec9b1c74b8c0de0b' },
-  '0.3': { result: '42205cca23fc25ab64caaf13e3e1cf27', archive: '9ec7ac2869bf874a3c562d42eb991843' },
+  '0.05': { result: '393a08d1e6b2f59c11fce4086e8161f4', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
+  '0.1': { result: 'ad438c951896a3ed991071133ad5aaed', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
+  '0.15': { result: 'dfec3aa21e8b86e359cecb538a003cf4', archive: '5ff05681bdd52696c57ce0b0d081719f' },
+  '0.2': { result: '1961d00fa75c09f5ed71ae214d093a91', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
+  '0.3': { result: 'b69d69214af79b4ebcf970cb59b8e2ca', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '7db1cc3cf7f69837b0f8c4cfefa73db7',
-    archive: 'ef821dfbda833a37294bc82889e2396e',
+    result: '02347f6db4aa43bbea22a30ffb9bdb7f',
+    archive: '6cc53d7088ba92fd445268560ca101c2',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
     result: '2624b2b0d7a76ff47dc51ff2577e80b6',
     archive: '58a1330ef3c3dd8f0adeab87cb13ee89',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'ac341700429c0f414c1b494f247b1436',
-    archive: '569ad3e949c4f2d63c656c4de2c500de',
+    result: '4fd1ae8b4a89f3f53655b0104bf1f7eb',
+    archive: 'bf95c97a6e720453a8d63a3ba1724154',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '42d1cb40a6e80034756496524b31f139',
-    archive: 'f5fb277eef51430a69f969787aa631f0',
+    result: '92070978b64ff0f0f3a109c05bb35a09',
+    archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '962e8b03a3fa82ebea437306ad3b3878',
-    archive: '8c8919c0fd79551a2d54e689e6a96ffb',
+    result: '49a41a634a9752f1d058d63ec724f5b8',
+    archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
 

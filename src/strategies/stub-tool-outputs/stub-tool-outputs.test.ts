@@ -97,6 +97,25 @@ describe('toolOutputGist', () => {
     ).toBe('$ python reproduce.py · django.db.utils.OperationalError: no such table: app_book');
   });
 
+  it("gives a harness's note its first sentence, and git's state commands what they printed", () => {
+    expect(
+      toolOutputGist(
+        { toolName: 'execute_bash', input: { command: 'npm install' } },
+        {
+          type: 'text',
+          value:
+            'added 3 packages\n[The command timed out after 300 seconds. You may wait longer to see additional output by sending empty command, or interrupt it.]',
+        },
+      ),
+    ).toBe('$ npm install · [The command timed out after 300 seconds. …]');
+    expect(
+      toolOutputGist(
+        { toolName: 'Bash', input: { command: 'git status' } },
+        { type: 'text', value: 'On branch main\n\nno changes added to commit (use "git add")' },
+      ),
+    ).toBe('$ git status · no changes added to commit (use "git add")');
+  });
+
   it('gives no last line for a command that only shows files, nor for an exit status said already', () => {
     expect(
       toolOutputGist(

@@ -1,6 +1,7 @@
-import { parseTestSummary } from '../../ledger/index.js';
+import { analyzeShellCommand, parseTestSummary } from '../../ledger/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import type { ToolCallPart, ToolResultOutput } from '../../messages/types.js';
+import { lastResultLine, showsOnlyWhatItRead } from '../../summary/index.js';
 
 const maxLineLength = 160;
 const maxCommandLength = 120;
@@ -65,13 +66,14 @@ export function toolOutputGist(
 
 /**
  * How a shell output ended, verbatim lines: the first error line (a bare `Traceback …` header gives way to the
- * exception line that ends it), the test totals, and the last meaningful line when it is an error line of its
- * own or nothing else said the outcome (not for a command that only shows files: its last line is just the
- * last line shown). Without a command, the first line says what ran instead.
+ * exception line that ends it), the test totals, and the last line that says something (`lastResultLine`) when it
+ * is an error line of its own or nothing else said the outcome (not for a command that only reads: its last line
+ * is just the last line it showed). Without a command, the first line says what ran instead.
  */
 function outcomeOf(text: string, command: string | undefined): string[] {
   const tail = text.length > outcomeTailLength ? text.slice(-outcomeTailLength) : text;
-  const last = lastMeaningfulLine(tail);
+  const lastLine = lastResultLine(tail, isExitStatusLine);
+  const last = lastLine === undefined ? undefined : shorten(lastLine, maxLineLength);
   const lastIsError = last !== undefined && errorLine.test(last);
   let error = firstErrorLine(text);
   if (error !== undefined && /^Traceback\b/.test(error) && lastIsError) error = undefined;
@@ -82,16 +84,16 @@ function outcomeOf(text: string, command: string | undefined): string[] {
   add(error);
   for (const line of parseTestSummary(tail)?.summaryLines ?? []) add(shorten(line, maxLineLength));
   if (command === undefined && pieces.length === 0) add(firstNonEmptyLine(text));
-  if (lastIsError || (pieces.length === 0 && !isViewingCommand(command))) add(last);
+  const readsOnly =
+    command !== undefined &&
+    showsOnlyWhatItRead({ text: command, readOnly: analyzeShellCommand(command).readOnly });
+  if (lastIsError || (pieces.length === 0 && !readsOnly)) add(last);
   return pieces;
 }
 
-/** Commands that show files, listings or matches rather than run anything, after any leading `cd <dir> &&`. */
-const viewingCommand =
-  /^(?:cd\s+\S+\s*(?:&&|;)\s*)*(?:cat|nl|sed|head|tail|less|more|ls|find|tree|grep|egrep|rg|ag|wc|echo|printf|awk|pwd|which|stat|file|git\s+(?:diff|show|log|status|grep|blame))\b/;
-
-function isViewingCommand(command: string | undefined): boolean {
-  return command !== undefined && viewingCommand.test(command.trim());
+/** A short line that only reports the exit status (`Process exited with code 1`), given in the gist already. */
+function isExitStatusLine(line: string): boolean {
+  return line.length <= 60 && exitPatterns.some((pattern) => pattern.test(line));
 }
 
 /**
@@ -104,32 +106,6 @@ function editorCommandOf(input: unknown, path: string | undefined): string | und
   return verb !== undefined && /^(?:view|create|str_replace|insert|undo_edit|view_range)$/.test(verb)
     ? verb
     : undefined;
-}
-
-/**
- * Lines a shell or agent harness wraps around an output and that say nothing of it: prompts (`bash-$`,
- * `user@host dir %`), `(Current directory: …)`, bracketed notes (`[Command finished with exit code 0]`,
- * `[Python interpreter: …]`), and bare tags (`</output>`, `<returncode>0</returncode>`).
- */
-const wrapperLine =
-  /^(?:(?:<returncode>\s*-?\d+\s*<\/returncode>|<\/?[\w-]+>)\s*)+$|^\[[^\]]*\]$|^\(Current directory: [^)]*\)$|^[\w@.:~/-]+(?: [\w@.:~/-]+)? ?[$%#]$/;
-
-/** The last line, from the end, that is neither empty nor a wrapper line, cut to about 160 characters. */
-function lastMeaningfulLine(text: string): string | undefined {
-  let end = text.length;
-  for (let scanned = 0; end > 0 && scanned < 40; scanned++) {
-    const start = text.lastIndexOf('\n', end - 1);
-    const line = text.slice(start + 1, end).trim();
-    if (line !== '' && !wrapperLine.test(line) && !isExitStatusLine(line))
-      return shorten(line, maxLineLength);
-    end = Math.max(start, 0);
-  }
-  return undefined;
-}
-
-/** A short line that only reports the exit status (`Process exited with code 1`), given in the gist already. */
-function isExitStatusLine(line: string): boolean {
-  return line.length <= 60 && exitPatterns.some((pattern) => pattern.test(line));
 }
 
 function field(input: unknown, names: readonly string[]): string | undefined {
