@@ -1095,7 +1095,7 @@ describe('renderAnchoredSummary', () => {
     summary.intent = [
       '/release docs/release.md',
       'Release version 4.2 of the package to npm.',
-      `Background: ${'the previous release went out without its changelog. '.repeat(6)}`,
+      `Background: ${'the previous release went out without its changelog, '.repeat(6)}`,
       'Keep the public API unchanged.',
     ].join('\n');
     for (let index = 0; index < 30; index++) {
@@ -1140,6 +1140,28 @@ describe('renderAnchoredSummary', () => {
     expect(renderAnchoredSummary(summary, { maxTokens: 100, counter, maxIntentChars: 0 })).toContain(
       'TS2304',
     );
+  });
+
+  it('shows the first sentences of a task written as one long paragraph, and never splits its code', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 40;
+    const paragraph = `Analyse the sub-agents in .claude/agents and write a CLAUDE.md for them. ${'You will be the manager of all of the sub-agents, planning, developing, testing and deploying with them. '.repeat(4)}Keep it short.`;
+    const code = `\`\`\`py\nresult = run("${'x'.repeat(220)}"). Then = 1\n\`\`\``;
+    summary.intent = `${paragraph}\n${code}`;
+    for (let index = 0; index < 30; index++) {
+      summary.errors.push(`\`Error ${index}: build step ${index} failed in src/step-${index}.ts\``);
+      summary.commands.push(`\`npm run build -- --project ${index}\` → failed (exit 1)`);
+    }
+    const text = renderAnchoredSummary(summary, { maxTokens: 150, counter });
+    expect(counter.count(text)).toBeLessThanOrEqual(150);
+    expect(text).toContain(
+      '## Session intent\nAnalyse the sub-agents in .claude/agents and write a CLAUDE.md for them.\nYou will be the manager',
+    );
+    // Uncapped, every sentence shows, one per line; the code line stays whole.
+    const whole = renderAnchoredSummary(summary, { counter });
+    expect(whole).toContain('for them.\nYou will be the manager');
+    expect(whole).toContain(`result = run("${'x'.repeat(220)}"). Then = 1`);
+    expect(whole.replace(/\s+/g, ' ')).toContain(summary.intent.replace(/\s+/g, ' '));
   });
 
   it('names sections none of whose lines fit on one closing line instead of a heading each', () => {

@@ -178,6 +178,44 @@ describe('foldIntoSummary in compact', () => {
     expect(messageText(message)).not.toContain('## Session intent');
   });
 
+  it('shows the intent once the task was folded away, though a later request is the first one left', () => {
+    // An agent loop compacting again and again: once the task went into the summary, the first request the
+    // conversation still has is a later one; taking it for the task hid the intent only the summary held.
+    const archive = createMemoryArchive();
+    const log = Array.from(
+      { length: 60 },
+      (_, index) => `part ${index} retried after a reset on node-${index % 7}`,
+    );
+    const task = ['Fix the flaky upload in src/upload/chunker.ts. Its log:', ...log].join('\n');
+    const options = { preserveFirstUserMessage: false, keepRecentTurns: 1, ...engine, archive };
+    const input = uploadSession(6);
+    input[1] = { role: 'user', content: task };
+    const budgetTokens = Math.floor(countOf(input) * 0.1);
+    const first = compact(input, { budgetTokens, ...options });
+    const { message: firstSummary } = soleSummary(first.messages);
+    expect(first.messages.some((message) => messageText(message).startsWith('Fix the flaky upload'))).toBe(
+      false,
+    );
+    // The next round: the summary, then a new request and the steps it started.
+    const request = 'Now make the retry count configurable.';
+    const steps = createConversationBuilder().assistant('The upload is fixed.').user(request);
+    for (let step = 0; step < 5; step++)
+      steps.tools([
+        { name: 'Bash', input: { command: `npm test -- config-${step}` }, output: `${'ok '.repeat(400)}` },
+      ]);
+    steps.assistant('The retry count is configurable now.');
+    const grown = [first.messages[0]!, firstSummary, ...steps.build()];
+    const second = compact(grown, { budgetTokens: Math.floor(countOf(grown) * 0.3), ...options });
+    const { message, record } = soleSummary(second.messages);
+    expect(record.intent?.startsWith(task.slice(0, 1000))).toBe(true);
+    // The new request stays (a marker of the steps folded after it at its end), above the new steps' summary.
+    expect(second.messages.some((other) => messageText(other).startsWith(request))).toBe(true);
+    expect(record.messageCount).toBeGreaterThan(soleSummary(first.messages).record.messageCount);
+    expect(messageText(message)).toContain(
+      '## Session intent\nFix the flaky upload in src/upload/chunker.ts. Its log:\npart 0 retried',
+    );
+  });
+
   it('merges into the existing summary on a later compaction, keeping the first summary items', () => {
     const archive = createMemoryArchive();
     const input = uploadSession(6);
@@ -605,11 +643,14 @@ describe('showsTask', () => {
     expect(showsTask(user(`Keep the retry count at 3.\n  ${task}`), task)).toBe(true);
   });
 
-  it('does not take a quote of its first line inside a sentence, or a stub, for the task', () => {
+  it('does not take a quote of its first line inside a sentence, a stub or a summary, for the task', () => {
     expect(showsTask(user('You asked: "Fix the flaky upload in src/upload/chunker.ts." Still?'), task)).toBe(
       false,
     );
     expect(showsTask(user(task, { origin: 'stub' }), task)).toBe(false);
+    expect(
+      showsTask(user(`[precis summary]\n\n## Session intent\n${task}`, { origin: 'summary' }), task),
+    ).toBe(false);
     expect(showsTask(user('Something else entirely.'), task)).toBe(false);
   });
 });

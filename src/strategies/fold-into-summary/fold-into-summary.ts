@@ -346,9 +346,13 @@ function foldOnce(
   const id = existingMessage?.id ?? `summary-${hashText(handles[0]!, 12)}`;
   // The task still in the conversation: its message verbatim or shortened in place (extractive prose elides
   // sentences behind a handle, its opening stays), or, where it became a stub of a later copy (a restarted
-  // session sent it again), that copy. The summary does not repeat it there (`keptTaskIntentChars`).
+  // session sent it again), that copy. The summary does not repeat it there (`keptTaskIntentChars`). The task
+  // is the record's intent, not this round's first request: once an agent loop folded the task away, the first
+  // request left is a later one, and taking it for the task hid the intent only the summary still held (held-out
+  // sessions at 5%: 9 of 18 loop summaries showed neither).
+  const { intent } = record;
   const taskKept =
-    task !== undefined && output.some((message) => message.role === 'user' && showsTask(message, task.text));
+    intent !== undefined && output.some((message) => message.role === 'user' && showsTask(message, intent));
   // One handle in the header: an index of the spans and of the outputs stubbed inside them.
   const indexHandle = summaryIndex(
     archive,
@@ -651,10 +655,12 @@ function originalText(text: string, messageId: string, archive: ArchiveStore): s
 /**
  * Whether a user message, as the conversation now has it, shows the task: whole, shortened with its opening
  * (extractive prose keeps a message's first sentence), or a later copy merged after another request. The
- * opening must start a line: a message that quotes it mid-sentence does not show the task.
+ * opening must start a line: a message that quotes it mid-sentence does not show the task. A stub does not
+ * show it, nor a summary (whose intent section quotes it).
  */
 export function showsTask(message: IdentifiedMessage, taskText: string): boolean {
-  if (message.metadata?.origin === 'stub') return false;
+  const origin = message.metadata?.origin;
+  if (origin === 'stub' || origin === 'summary') return false;
   const text = messageTextOf(typedRequest(message));
   if (text === taskText) return true;
   const opening = taskText.trim().split('\n')[0]!.trim().slice(0, 80);
