@@ -8,7 +8,7 @@ import {
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
-import type { IdentifiedMessage } from '../../messages/types.js';
+import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createTokenAccountant } from '../../tokens/index.js';
@@ -182,6 +182,36 @@ describe('dropOldestTurns', () => {
     expect(result.messages[4]!.id).toBe(lastStep[0]!.id);
     expect(result.actions.map((action) => action.type)).toEqual(['drop-turn', 'drop-turn', 'fold-marker']);
     expect(validateMessages(result.messages, check).valid).toBe(true);
+  });
+
+  it('lets a task kept above a summary go once it is not preserved, rather than the step in flight', () => {
+    // An agent loop: an earlier compaction kept the task (preserved then) and put its summary after it. Under a
+    // later budget the task no longer fits beside the last step; made compressible, it goes behind a user marker
+    // before the summary, and the step stays. Before, the group above a summary was never dropped: the step went.
+    const messages = assignIds([
+      { role: 'system', content: 'You are a coding agent.' },
+      { role: 'user', content: long('the task').repeat(3) },
+      {
+        role: 'assistant',
+        content: '[precis summary of 12 earlier messages]\n\n## Files\n- `src/upload.ts` modified',
+        metadata: { origin: 'summary' },
+      },
+      { role: 'user', content: 'Now rerun the suite.' },
+      { role: 'assistant', content: long('the suite passes') },
+    ] as Message[]);
+    const budgetTokens = accountant.countConversation(messages).totalTokens - 200;
+    const result = dropOldestTurns().apply(messages, strategyContext({ budgetTokens }));
+    expect(accountant.countConversation(result.messages).totalTokens).toBeLessThanOrEqual(budgetTokens);
+    expect(roles(result.messages)).toEqual(['system', 'user', 'assistant', 'user', 'assistant']);
+    expect(result.messages[1]!.content).toMatch(/^\[1 earlier message archived: h-\w+\]$/);
+    expect(result.messages.slice(2)).toEqual(messages.slice(2));
+    expect(validateMessages(result.messages, check).valid).toBe(true);
+    // Preserved, the task stays, and the budget is not met.
+    const preserved = dropOldestTurns().apply(
+      messages,
+      strategyContext({ budgetTokens, preservedIds: new Set([messages[1]!.id]) }),
+    );
+    expect(preserved.messages[1]).toBe(messages[1]);
   });
 
   it('keeps on a re-run the task it kept beside its marker: the marker does not stand in for a step', () => {

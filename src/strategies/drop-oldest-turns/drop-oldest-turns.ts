@@ -241,9 +241,16 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
       const message = messages[index]!;
       if (context.preservedIds.has(message.id) || isSummary(message)) eligible = false;
     }
-    // A group kept so that the summary after it could fit stays kept (and a re-run changes nothing).
+    // A group kept so that the summary after it could fit stays kept (and a re-run changes nothing). Not the task
+    // opening the conversation: kept while it was preserved, it may go once it is not (an agent loop's later
+    // compaction under a budget it no longer fits), a user marker taking its place before the summary.
     const followedBy = messages[end];
-    if (followedBy !== undefined && isSummary(followedBy)) eligible = false;
+    if (
+      followedBy !== undefined &&
+      isSummary(followedBy) &&
+      !(start === systemPrompt && first.role === 'user')
+    )
+      eligible = false;
     const lastResort = eligible && start === lastUser;
     groups.push({ start, end, turn, droppable: eligible && !lastResort, lastResort });
   }
