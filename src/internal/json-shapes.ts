@@ -8,5 +8,10 @@ export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
-  return typeof value === 'object' ? 'an object' : `${typeof value} ${JSON.stringify(value)?.slice(0, 40)}`;
+  if (typeof value === 'object') return 'an object';
+  // Not JSON for numbers: NaN and Infinity would read as `null`, and a bigint does not serialise at all.
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean')
+    return `${typeof value} ${String(value)}`;
+  if (typeof value === 'string') return `string ${JSON.stringify(value).slice(0, 40)}`;
+  return typeof value;
 }
