@@ -162,8 +162,8 @@ function chooseResultLines(text: string, maxKeyValueLines: number): string[] {
 
 /**
  * The last line of a command's output that says something of how it ended (`isResultLine`, trimmed, a harness's
- * note cut to its first sentence), read from the end; none when a harness cut the output short below it. `skip` passes over more lines (a stub's gist, which
- * gives the exit code already, skips the line that only reports it).
+ * note cut to its first sentence), read from the end; none when a harness cut the output short below it. `skip`
+ * passes over more lines (a stub's gist, which gives the exit code already, skips the line that only reports it).
  */
 export function lastResultLine(text: string, skip?: (line: string) => boolean): string | undefined {
   for (let end = text.length; ; ) {

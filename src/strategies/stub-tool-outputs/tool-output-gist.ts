@@ -103,9 +103,7 @@ function isExitStatusLine(line: string): boolean {
 function editorCommandOf(input: unknown, path: string | undefined): string | undefined {
   if (path === undefined) return undefined;
   const verb = field(input, ['command'])?.trim();
-  return verb !== undefined && /^(?:view|create|str_replace|insert|undo_edit|view_range)$/.test(verb)
-    ? verb
-    : undefined;
+  return verb !== undefined && /^(?:view|create|str_replace|insert|undo_edit)$/.test(verb) ? verb : undefined;
 }
 
 function field(input: unknown, names: readonly string[]): string | undefined {
