@@ -960,6 +960,41 @@ describe('buildAnchoredSummary', () => {
     expect(summary.intent).toBe('The original task');
   });
 
+  it("leaves an issue template's hidden comments out of the intent, not comments in code", () => {
+    const task = [
+      '<pr_description>',
+      'TimeSeries: misleading exception when required column check fails.',
+      '<!-- This comments are hidden when you submit the issue,',
+      'so you do not need to remove them! -->',
+      '',
+      '<!-- Please be sure to check out our contributing guidelines. -->',
+      '',
+      '### Expected behavior',
+      'An exception that names the missing columns. <!-- inline note -->',
+      '```html',
+      '<!-- a comment the page under test holds -->',
+      '```',
+      '</pr_description>',
+    ].join('\n');
+    const summary = buildAnchoredSummary(session().slice(1), { task });
+    expect(summary.intent).toBe(
+      [
+        '<pr_description>',
+        'TimeSeries: misleading exception when required column check fails.',
+        '',
+        '### Expected behavior',
+        'An exception that names the missing columns. ',
+        '```html',
+        '<!-- a comment the page under test holds -->',
+        '```',
+        '</pr_description>',
+      ].join('\n'),
+    );
+    // Under the cap, the task's own words take the room the comments took.
+    const capped = buildAnchoredSummary(session().slice(1), { task, maxIntentChars: 120 });
+    expect(capped.intent).toContain('### Expected behavior');
+  });
+
   it('caps the intent', () => {
     const summary = buildAnchoredSummary(assignIds([userMessage('x'.repeat(5000))]), { maxIntentChars: 100 });
     expect(summary.intent).toBe(`${'x'.repeat(100)}…`);

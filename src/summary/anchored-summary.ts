@@ -626,7 +626,9 @@ export function buildAnchoredSummary(
   const firstUser = instructions.find((message) => message.role === 'user');
   // What the user typed; a command's expansion after it instructs (its sentences can be constraints).
   const intent = task ?? (firstUser === undefined ? undefined : typedProseOf(firstUser));
-  if (intent !== undefined && intent.trim() !== '') summary.intent = capChars(intent, maxIntentChars);
+  const shownIntent = intent === undefined ? undefined : withoutHiddenComments(intent);
+  if (shownIntent !== undefined && shownIntent.trim() !== '')
+    summary.intent = capChars(shownIntent, maxIntentChars);
 
   for (const message of instructions) {
     if (intent !== undefined && proseOf(message).trim() === intent.trim()) continue;
@@ -992,6 +994,25 @@ const lowValueCue =
  * comments (the writer's intent), numbers, quoted messages and decisions count; imports and bare syntax do not.
  * Used to choose which items fit a section's cap.
  */
+/**
+ * The text without its HTML comments outside code (an issue template's `<!-- Please be sure to check out our
+ * contributing guidelines … -->`): a rendered issue hides them, so they are no part of the task, and under the
+ * intent's character cap they took the room of the task's own words (held-out astropy task: its first 600
+ * characters, most of what a loop summary at 10% showed, were template comments). Lines they leave empty close up.
+ */
+function withoutHiddenComments(text: string): string {
+  if (!text.includes('<!--')) return text;
+  const code = fencedBlocks(text);
+  let result = '';
+  let at = 0;
+  for (const block of [...code, { start: text.length, end: text.length }]) {
+    result +=
+      text.slice(at, block.start).replace(/<!--[\s\S]*?-->/g, '') + text.slice(block.start, block.end);
+    at = block.end;
+  }
+  return result.replace(/\n[ \t]*(?:\n[ \t]*){2,}/g, '\n\n').trim();
+}
+
 export function itemSalience(item: string): number {
   const text = item.replace(/^- /, '');
   let score = 1 + Math.min(8, countFacts(text));
