@@ -998,7 +998,8 @@ const lowValueCue =
  * The text without its HTML comments outside code (an issue template's `<!-- Please be sure to check out our
  * contributing guidelines … -->`): a rendered issue hides them, so they are no part of the task, and under the
  * intent's character cap they took the room of the task's own words (held-out astropy task: its first 600
- * characters, most of what a loop summary at 10% showed, were template comments). Lines they leave empty close up.
+ * characters, most of what a loop summary at 10% showed, were template comments). Runs of empty lines in the
+ * prose close up to one; code is left as it is.
  */
 function withoutHiddenComments(text: string): string {
   if (!text.includes('<!--')) return text;
@@ -1006,12 +1007,22 @@ function withoutHiddenComments(text: string): string {
   let result = '';
   let at = 0;
   for (const block of [...code, { start: text.length, end: text.length }]) {
-    result +=
-      text.slice(at, block.start).replace(/<!--[\s\S]*?-->/g, '') + text.slice(block.start, block.end);
+    const prose = text
+      .slice(at, block.start)
+      .replace(wholeLineComment, '')
+      .replace(htmlComment, '')
+      .replace(blankLines, '\n\n');
+    result += prose + text.slice(block.start, block.end);
     at = block.end;
   }
-  return result.replace(/\n[ \t]*(?:\n[ \t]*){2,}/g, '\n\n').trim();
+  return result;
 }
+
+/** A comment that is all its lines hold: it goes with its line ending, so no empty line is left in its place. */
+const wholeLineComment = /(?<=^|\n)[ \t]*<!--[\s\S]*?-->[ \t]*(?:\r?\n|$)/g;
+const htmlComment = /<!--[\s\S]*?-->/g;
+/** Two or more empty lines in prose (what a template leaves between the comments it had): one is as good. */
+const blankLines = /\r?\n(?:[ \t]*\r?\n){2,}/g;
 
 export function itemSalience(item: string): number {
   const text = item.replace(/^- /, '');
