@@ -999,6 +999,11 @@ describe('buildAnchoredSummary', () => {
     // Under the cap, the task's own words take the room the comments took.
     const capped = buildAnchoredSummary(session().slice(1), { task, maxIntentChars: 120 });
     expect(capped.intent).toContain('### Expected behavior');
+    // One pass: a pasted text full of unclosed openers stays as it is, without a scan per opener.
+    const unclosed = `<!-- a --> Fix it. ${'<!-- '.repeat(50_000)}`;
+    expect(
+      buildAnchoredSummary(session().slice(1), { task: unclosed, maxIntentChars: 1_000_000 }).intent,
+    ).toBe(`Fix it. ${'<!-- '.repeat(50_000)}`.trim());
   });
 
   it('caps the intent', () => {

@@ -990,11 +990,6 @@ const lowValueCue =
   /^(?:import\b|from \S+ import\b|require\(|export \* from|[}\])]+[;,]?$|return;?$|else\b|pass$|break;?$|continue;?$|[\w$]+:\s*[{[(]$|[\w$.]+,$|@@ [^@]* @@$|\| (?:📄|📁) |(?:Parameters|Returns|Raises|Yields|Examples?|Notes|See Also|Attributes|Methods|References|Warnings)$|[-=~^]{3,}$)/u;
 
 /**
- * How much a summary item is worth per token, without context: identifier-like tokens, errors, declarations,
- * comments (the writer's intent), numbers, quoted messages and decisions count; imports and bare syntax do not.
- * Used to choose which items fit a section's cap.
- */
-/**
  * The text without its HTML comments outside code (an issue template's `<!-- Please be sure to check out our
  * contributing guidelines … -->`): a rendered issue hides them, so they are no part of the task, and under the
  * intent's character cap they took the room of the task's own words (held-out astropy task: its first 600
@@ -1007,23 +1002,50 @@ function withoutHiddenComments(text: string): string {
   let result = '';
   let at = 0;
   for (const block of [...code, { start: text.length, end: text.length }]) {
-    const prose = text
-      .slice(at, block.start)
-      .replace(wholeLineComment, '')
-      .replace(htmlComment, '')
-      .replace(blankLines, '\n\n');
-    result += prose + text.slice(block.start, block.end);
+    result += withoutComments(text.slice(at, block.start)).replace(blankLines, '\n\n');
+    result += text.slice(block.start, block.end);
     at = block.end;
   }
   return result;
 }
 
-/** A comment that is all its lines hold: it goes with its line ending, so no empty line is left in its place. */
-const wholeLineComment = /(?<=^|\n)[ \t]*<!--[\s\S]*?-->[ \t]*(?:\r?\n|$)/g;
-const htmlComment = /<!--[\s\S]*?-->/g;
+/**
+ * Prose without its `<!-- … -->` comments, in one pass (an unclosed one stays, and so does the rest): a comment
+ * that is all its lines hold goes with its line ending, so no empty line is left in its place.
+ */
+function withoutComments(prose: string): string {
+  let kept = '';
+  let at = 0;
+  for (let open = prose.indexOf('<!--'); open !== -1; open = prose.indexOf('<!--', at)) {
+    const close = prose.indexOf('-->', open + 4);
+    if (close === -1) break;
+    let start = open;
+    let end = close + 3;
+    const lineStart = prose.lastIndexOf('\n', open - 1) + 1;
+    const newline = prose.indexOf('\n', end);
+    const lineEnd = newline === -1 ? prose.length : newline;
+    if (
+      lineStart >= at &&
+      /^[ \t]*$/.test(prose.slice(lineStart, open)) &&
+      /^[ \t\r]*$/.test(prose.slice(end, lineEnd))
+    ) {
+      start = lineStart;
+      end = newline === -1 ? prose.length : newline + 1;
+    }
+    kept += prose.slice(at, start);
+    at = end;
+  }
+  return kept + prose.slice(at);
+}
+
 /** Two or more empty lines in prose (what a template leaves between the comments it had): one is as good. */
 const blankLines = /\r?\n(?:[ \t]*\r?\n){2,}/g;
 
+/**
+ * How much a summary item is worth per token, without context: identifier-like tokens, errors, declarations,
+ * comments (the writer's intent), numbers, quoted messages and decisions count; imports and bare syntax do not.
+ * Used to choose which items fit a section's cap.
+ */
 export function itemSalience(item: string): number {
   const text = item.replace(/^- /, '');
   let score = 1 + Math.min(8, countFacts(text));
