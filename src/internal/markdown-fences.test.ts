@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { closedFenceBodies, fencedBlocks } from './markdown-fences.js';
+import { closedFenceBodies, fencedBlocks, mapProse } from './markdown-fences.js';
 
 describe('fencedBlocks', () => {
   it('finds backtick and tilde fences with their info, body and offsets', () => {
@@ -57,6 +57,29 @@ describe('fencedBlocks', () => {
           previousEnd = block.end;
         }
       }),
+    );
+  });
+});
+
+describe('mapProse', () => {
+  it('rewrites the prose around fenced blocks and leaves the blocks byte for byte, an unclosed one too', () => {
+    const upper = (prose: string) => prose.toUpperCase();
+    expect(mapProse('a\n```js\nconst b = 1;\n```\nc\n~~~\nd', upper)).toBe(
+      'A\n```js\nconst b = 1;\n```\nC\n~~~\nd',
+    );
+    expect(mapProse('no code here', upper)).toBe('NO CODE HERE');
+    expect(mapProse('', upper)).toBe('');
+  });
+
+  it('changes nothing when the rewrite changes nothing (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom('text ', '```\n', '~~~~\n', 'code\n', '\n', '` x `')),
+        (pieces) => {
+          const text = pieces.join('');
+          expect(mapProse(text, (prose) => prose)).toBe(text);
+        },
+      ),
     );
   });
 });

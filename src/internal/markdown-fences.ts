@@ -62,6 +62,20 @@ export function fencedBlocks(text: string): FencedBlock[] {
   return blocks;
 }
 
+/**
+ * The text with `rewrite` applied to each stretch of prose around its fenced blocks (the text before the first, between
+ * two, after the last); the blocks themselves stay byte for byte.
+ */
+export function mapProse(text: string, rewrite: (prose: string) => string): string {
+  let result = '';
+  let at = 0;
+  for (const block of fencedBlocks(text)) {
+    result += rewrite(text.slice(at, block.start)) + text.slice(block.start, block.end);
+    at = block.end;
+  }
+  return result + rewrite(text.slice(at));
+}
+
 /** The bodies of the closed fenced blocks: code an author wrote out whole (an unclosed fence may be cut off). */
 export function closedFenceBodies(text: string): string[] {
   return fencedBlocks(text)

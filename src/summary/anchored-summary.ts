@@ -1,5 +1,5 @@
 import { stringValues } from '../internal/json-strings.js';
-import { closedFenceBodies, fencedBlocks } from '../internal/markdown-fences.js';
+import { closedFenceBodies, fencedBlocks, mapProse } from '../internal/markdown-fences.js';
 import {
   buildLedger,
   codeSpan,
@@ -998,15 +998,7 @@ const lowValueCue =
  */
 function withoutHiddenComments(text: string): string {
   if (!text.includes('<!--')) return text;
-  const code = fencedBlocks(text);
-  let result = '';
-  let at = 0;
-  for (const block of [...code, { start: text.length, end: text.length }]) {
-    result += withoutComments(text.slice(at, block.start)).replace(blankLines, '\n\n');
-    result += text.slice(block.start, block.end);
-    at = block.end;
-  }
-  return result;
+  return mapProse(text, (prose) => withoutComments(prose).replace(blankLines, '\n\n'));
 }
 
 /**

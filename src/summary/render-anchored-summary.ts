@@ -1,4 +1,4 @@
-import { fencedBlocks } from '../internal/markdown-fences.js';
+import { mapProse } from '../internal/markdown-fences.js';
 import { codeSpan } from '../ledger/index.js';
 import { createO200kCounter, type TokenCounter } from '../tokens/index.js';
 import { rememberO200kCount } from '../tokens/o200k-counter.js';
@@ -281,16 +281,14 @@ const maxIntentLineChars = 200;
  * first sentences (held-out sessions at 5%: a 117-token line needed a 540-token summary).
  */
 function intentLines(intent: string): string[] {
-  const code = fencedBlocks(intent);
-  const lines: string[] = [];
-  let offset = 0;
-  for (const line of intent.split('\n')) {
-    const inCode = code.some((block) => offset >= block.start && offset <= block.end);
-    offset += line.length + 1;
-    if (inCode || line.length <= maxIntentLineChars) lines.push(line);
-    else lines.push(...line.split(sentenceEnd).filter((sentence) => sentence !== ''));
-  }
-  return lines;
+  const sentencePerLine = (line: string) =>
+    line.length <= maxIntentLineChars
+      ? line
+      : line
+          .split(sentenceEnd)
+          .filter((sentence) => sentence !== '')
+          .join('\n');
+  return mapProse(intent, (prose) => prose.split('\n').map(sentencePerLine).join('\n')).split('\n');
 }
 
 /** After a sentence's end: `. `, `! `, `? ` (the space dropped), or a CJK full stop or mark. */

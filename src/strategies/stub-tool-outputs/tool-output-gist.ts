@@ -84,10 +84,11 @@ function outcomeOf(text: string, command: string | undefined): string[] {
   add(error);
   for (const line of parseTestSummary(tail)?.summaryLines ?? []) add(shorten(line, maxLineLength));
   if (command === undefined && pieces.length === 0) add(firstNonEmptyLine(text));
-  const readsOnly =
+  // The command is analysed only where its last line is all the gist would say.
+  const readsOnly = () =>
     command !== undefined &&
     showsOnlyWhatItRead({ text: command, readOnly: analyzeShellCommand(command).readOnly });
-  if (lastIsError || (pieces.length === 0 && !readsOnly)) add(last);
+  if (lastIsError || (last !== undefined && pieces.length === 0 && !readsOnly())) add(last);
   return pieces;
 }
 
