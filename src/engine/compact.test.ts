@@ -5,8 +5,9 @@ import { richConversation } from '../../test/strategy-invariants.js';
 import { type ArchiveStore, createMemoryArchive } from '../archive/archive-store.js';
 import { isPrecisError } from '../errors/index.js';
 import { stringLeaves } from '../internal/json-strings.js';
-import { requestOnly, toolOutputText } from '../messages/content.js';
-import { fromOpenAI } from '../messages/convert/openai.js';
+import { messageText, requestOnly, toolOutputText } from '../messages/content.js';
+import { fromAnthropic, toAnthropic } from '../messages/convert/anthropic.js';
+import { fromOpenAI, toOpenAI } from '../messages/convert/openai.js';
 import { assignIds } from '../messages/ids.js';
 import type { Conversation, IdentifiedMessage, Message, Part, ToolResultOutput } from '../messages/types.js';
 import { repairMessages, validateMessages } from '../messages/validate/index.js';
@@ -479,6 +480,52 @@ describe('compact', () => {
       expect(again.messages).toEqual(first.result.messages);
       expect(again.report.actions).toEqual([]);
       expect(again.report.repairs).toEqual([]);
+    }
+  });
+
+  it('merges into a summary that came back through OpenAI or Anthropic messages without its metadata', () => {
+    const input = agentSession(12);
+    const first = run(input, { budgetTokens: Math.floor(countOf(input) * 0.05) }).result;
+    const firstSummary = first.messages.find((message) => message.metadata?.origin === 'summary')!;
+    const firstRecord = parseAnchoredSummary(firstSummary.metadata?.summary)!;
+    const firstPaths = firstRecord.files.map((file) => file.path);
+    expect(firstPaths).toContain('src/module1.ts');
+    const trips: Array<[string, (conversation: Conversation) => Conversation]> = [
+      ['openai', (conversation) => fromOpenAI(toOpenAI(conversation).messages)],
+      ['anthropic', (conversation) => fromAnthropic(toAnthropic(conversation))],
+    ];
+    for (const [provider, trip] of trips) {
+      const back = trip(first.conversation);
+      const returned = back.messages.find((message) => messageText(message) === firstSummary.content)!;
+      expect(returned.metadata, provider).toBeUndefined();
+      // Under the same budget it stays as it is, and is known for the summary it is.
+      const again = compact(back, { accountant, budgetTokens: first.report.tokensAfter });
+      expect(again.messages.map(messageText), provider).toEqual(back.messages.map(messageText));
+      expect(
+        parseAnchoredSummary(again.messages.find((m) => m.metadata?.origin === 'summary')?.metadata?.summary),
+      ).toBeDefined();
+      // More steps, then a smaller budget: the next fold merges into the summary, whose files stay listed.
+      const more = createConversationBuilder();
+      for (let step = 50; step < 56; step++)
+        more.tools([
+          { name: 'read_file', input: { path: `src/late${step}.ts` }, output: logLines(step, 40) },
+        ]);
+      more.assistant('Done reading.');
+      const grown = [...back.messages, ...more.build()];
+      const next = compact(grown, { accountant, budgetTokens: Math.floor(countOf(grown) * 0.04) });
+      const summaries = next.messages.filter((message) => message.metadata?.origin === 'summary');
+      expect(summaries, provider).toHaveLength(1);
+      const record = parseAnchoredSummary(summaries[0]!.metadata?.summary)!;
+      expect(record.messageCount, provider).toBeGreaterThan(firstRecord.messageCount);
+      expect(
+        record.files.map((file) => file.path),
+        provider,
+      ).toEqual(expect.arrayContaining(firstPaths));
+      expect(
+        record.files.map((file) => file.path),
+        provider,
+      ).toContain('src/late50.ts');
+      expect(messageText(summaries[0]!), provider).toContain('`src/module1.ts` read');
     }
   });
 

@@ -25,6 +25,7 @@ import {
   relaxedPreservations,
   trimmedLastTurn,
 } from './preservation.js';
+import { withRecognisedSummaries } from './recognise-summaries.js';
 
 export const compactProviders = ['openai', 'anthropic', 'any'] as const;
 export type CompactProvider = (typeof compactProviders)[number];
@@ -287,7 +288,11 @@ function* compactOnce(
   const tokensBefore = count(conversation.messages);
 
   const repairs: Repair[] = [];
-  const initial = repairMessages(conversation.messages, { provider, allowPendingToolCalls });
+  // A summary that came back through a provider's format without its metadata is merged into again.
+  const initial = repairMessages(withRecognisedSummaries(conversation.messages), {
+    provider,
+    allowPendingToolCalls,
+  });
   repairs.push(...initial.repairs);
   let messages = assignIds(initial.messages);
   // Over budget, the recent turns may take only their share of the room, so the summary keeps some too: the

@@ -13,6 +13,7 @@ export {
 } from './anchored-summary.js';
 export { lastResultLine, showsOnlyWhatItRead } from './command-results.js';
 export { conversationLines } from './conversation-lines.js';
+export { parseRenderedSummary } from './parse-rendered-summary.js';
 export {
   type AnchoredSummaryRenderer,
   anchoredSummaryTokens,

@@ -185,6 +185,29 @@ function withoutShownItems(section: RenderedSection, shown: ReadonlySet<string>)
   return { ...section, lines, ...(section.favoured === undefined ? {} : { favoured: favouredLeft }) };
 }
 
+/**
+ * Each section's `## Title`, in the order the rendering shows them (`parseRenderedSummary` reads them back).
+ */
+export const sectionTitles = {
+  intent: 'Session intent',
+  constraints: 'User requests and constraints',
+  files: 'Files',
+  locations: 'Code locations cited',
+  definitions: 'Definitions looked at (verbatim)',
+  decisions: 'Decisions',
+  errors: 'Errors → fixes',
+  failedApproaches: 'Failed approaches',
+  commands: 'Commands',
+  code: 'Code written (verbatim)',
+  scripts: 'Scripts and commands written',
+  currentState: 'Current state',
+  tasks: 'Open tasks / blockers',
+  nextSteps: 'Next steps',
+  results: 'Command results (verbatim)',
+  excerpts: 'Excerpts (verbatim)',
+  archived: 'Archived',
+} as const;
+
 function allSectionsOf(
   summary: AnchoredSummary,
   maxIntentChars: number,
@@ -202,7 +225,7 @@ function allSectionsOf(
   const done = summary.tasks.filter((task) => task.done).map((task) => `- [x] ${task.text}`);
   return [
     {
-      title: 'Session intent',
+      title: sectionTitles.intent,
       weight: 0.12,
       ...(maxIntentChars === Number.POSITIVE_INFINITY ? { minShare: intentMinShare } : {}),
       // Line by line: under a small cap the task's first lines show rather than none of it.
@@ -212,7 +235,7 @@ function allSectionsOf(
     // Weighted up from 0.08 once short requests went in whole: on the shared and held-out sessions together,
     // 0.12 kept the most probes at 10% and 20%.
     {
-      title: 'User requests and constraints',
+      title: sectionTitles.constraints,
       weight: 0.12,
       lines: bullets(summary.constraints),
       keep: 'salient',
@@ -220,7 +243,7 @@ function allSectionsOf(
     // In the order the session touched them: identifier density says nothing about a file's row (it ranked short
     // paths above long ones and left rows out with room to spare), and the recent turns show the latest files.
     {
-      title: 'Files',
+      title: sectionTitles.files,
       weight: 0.12,
       lines: files,
       keep: 'first',
@@ -228,43 +251,48 @@ function allSectionsOf(
       shortLines: fileRows,
     },
     {
-      title: 'Code locations cited',
+      title: sectionTitles.locations,
       weight: 0.04,
       lines: summary.locations.map((location) => `- ${codeSpan(location)}`),
       keep: 'first',
     },
     // What the agent read and talked about: where the functions it works on are, and their signatures.
     {
-      title: 'Definitions looked at (verbatim)',
+      title: sectionTitles.definitions,
       weight: 0.04,
       lines: bullets(summary.definitions),
       keep: 'salient',
     },
-    { title: 'Decisions', weight: 0.1, lines: bullets(summary.decisions), keep: 'salient' },
-    { title: 'Errors → fixes', weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
-    { title: 'Failed approaches', weight: 0.04, lines: bullets(summary.failedApproaches), keep: 'salient' },
-    { title: 'Commands', weight: 0.08, lines: bullets(summary.commands), keep: 'salient' },
+    { title: sectionTitles.decisions, weight: 0.1, lines: bullets(summary.decisions), keep: 'salient' },
+    { title: sectionTitles.errors, weight: 0.12, lines: bullets(summary.errors), keep: 'salient' },
+    {
+      title: sectionTitles.failedApproaches,
+      weight: 0.04,
+      lines: bullets(summary.failedApproaches),
+      keep: 'salient',
+    },
+    { title: sectionTitles.commands, weight: 0.08, lines: bullets(summary.commands), keep: 'salient' },
     // Weights follow what the lines hold: on the shared sessions, code written carried the most probe facts per
     // token (38 per thousand shown), excerpts the fewest (8).
     {
-      title: 'Code written (verbatim)',
+      title: sectionTitles.code,
       weight: 0.2,
       ...favouredFirst(summary.changes, summary.createdCode),
       keep: 'salient',
     },
-    { title: 'Scripts and commands written', weight: 0.08, lines: bullets(summary.scripts), keep: 'salient' },
-    { title: 'Current state', weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
-    { title: 'Open tasks / blockers', weight: 0.05, lines: [...open, ...done], keep: 'first' },
-    { title: 'Next steps', weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
-    { title: 'Command results (verbatim)', weight: 0.16, lines: bullets(summary.results), keep: 'salient' },
+    { title: sectionTitles.scripts, weight: 0.08, lines: bullets(summary.scripts), keep: 'salient' },
+    { title: sectionTitles.currentState, weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
+    { title: sectionTitles.tasks, weight: 0.05, lines: [...open, ...done], keep: 'first' },
+    { title: sectionTitles.nextSteps, weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
+    { title: sectionTitles.results, weight: 0.16, lines: bullets(summary.results), keep: 'salient' },
     {
-      title: 'Excerpts (verbatim)',
+      title: sectionTitles.excerpts,
       weight: 0.05,
       ...favouredFirst(summary.soughtExcerpts, summary.excerpts),
       keep: 'salient',
     },
     {
-      title: 'Archived',
+      title: sectionTitles.archived,
       weight: 0.03,
       lines: indexHandle === undefined ? chunks(summary.handles, 8).map((group) => group.join(', ')) : [],
       keep: 'first',
@@ -558,6 +586,10 @@ export function anchoredSummaryTokensUpTo(
   }
   return Math.min(limit, total);
 }
+
+/** The header `header` writes: the message count and what `— archived:` names (handles, `…` when more). */
+export const anchoredSummaryHeaderPattern =
+  /^\[precis summary of (\d+) earlier messages?(?: — archived: ([^\]\n]*))?\]$/;
 
 function header(summary: AnchoredSummary, indexHandle: string | undefined): string {
   const archived =
