@@ -1224,6 +1224,18 @@ describe('renderAnchoredSummary', () => {
     expect(text).toMatch(/\nIn the archive, not shown: session intent \(1\)(, commands \(\d\))?\.$/);
   });
 
+  it('gives no heading to a section whose every line an earlier section shows', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 2;
+    summary.commands.push('`npm test` → failed (exit 1)');
+    summary.scripts.push('npm test');
+    summary.decisions.push('Keep the retry count.');
+    for (const text of [renderAnchoredSummary(summary), renderAnchoredSummary(summary, { maxTokens: 200 })]) {
+      expect(text).toContain('## Commands\n- `npm test` → failed (exit 1)');
+      expect(text).not.toContain('## Scripts and commands written');
+    }
+  });
+
   it('indents the further lines of an item of any section under its bullet, so the list holds', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 4;

@@ -775,13 +775,14 @@ export function createAnchoredSummaryRenderer(
             if (core !== undefined) shownCores.add(core);
           }
         const name = closingName(section.title);
-        if (kept.length === 0 && left > 0) {
-          leftOut.push({ name: `${name} (${left})`, none: true });
+        // A section whose every line an earlier one shows gets no heading either: it would show nothing.
+        if (kept.length === 0) {
+          if (left > 0) leftOut.push({ name: `${name} (${left})`, none: true });
           return;
         }
         if (left > 0) leftOut.push({ name: `${name} (+${left} more)`, none: false });
         pieces.push(`## ${section.title}\n${kept.join('\n')}`);
-        blocks.push([`## ${section.title}`, ...(kept.length === 0 ? [''] : kept)]);
+        blocks.push([`## ${section.title}`, ...kept]);
         blockTokens.push([undefined, ...keptTokens]);
       });
       entry = {
