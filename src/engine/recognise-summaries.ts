@@ -7,13 +7,15 @@
  * against 271 when the metadata stayed).
  */
 
-import type { Message } from '../messages/types.js';
+import type { Message, MessageMetadata } from '../messages/types.js';
+import { parseLlmSummaryText } from '../strategies/llm-support.js';
 import { anchoredSummaryToJson, parseRenderedSummary } from '../summary/index.js';
 
 /**
- * `messages` with every user or assistant message whose whole text is a rendered anchored summary marked as the
- * summary it is (`origin: 'summary'`, its handle, its record read back from the text); its content is left as it
- * is. The same array when there is none (the usual case costs one prefix check per message).
+ * `messages` with every user or assistant message whose whole text is a summary precis wrote (a rendered anchored
+ * summary, or an LLM strategy's) marked as the summary it is (`origin: 'summary'`, its handle, its record read
+ * back from the text, and for an LLM's its text and message count); its content is left as it is. The same array
+ * when there is none (the usual case costs a prefix check or two per message).
  */
 export function withRecognisedSummaries<T extends Message>(messages: readonly T[]): readonly T[] {
   let output: T[] | undefined;
@@ -36,17 +38,35 @@ function recognisedSummary<T extends Message>(message: T): T | undefined {
       : content.length === 1 && content[0]!.type === 'text'
         ? content[0]!.text
         : undefined;
-  if (text === undefined || !text.startsWith('[precis summary of ')) return undefined;
-  const record = parseRenderedSummary(text);
-  if (record === undefined) return undefined;
-  const handle = record.handles[0];
-  return {
-    ...message,
-    metadata: {
-      ...message.metadata,
+  if (text === undefined) return undefined;
+  const metadata = summaryMetadataOf(text);
+  return metadata === undefined ? undefined : { ...message, metadata: { ...message.metadata, ...metadata } };
+}
+
+/** The metadata of the summary `text` is, as the strategy that wrote it set it; undefined when it is none. */
+function summaryMetadataOf(text: string): MessageMetadata | undefined {
+  // A rendered summary must read back whole (a message that only starts like one is left alone); an LLM's text
+  // is free, so its header alone says what it is.
+  if (text.startsWith('[precis summary of ')) {
+    const record = parseRenderedSummary(text);
+    if (record === undefined) return undefined;
+    const handle = record.handles[0];
+    return {
       origin: 'summary',
       ...(handle === undefined ? {} : { handle }),
       summary: anchoredSummaryToJson(record),
-    },
+    };
+  }
+  const written = text.startsWith('[PREVIOUS CONVERSATION SUMMARY - ')
+    ? parseLlmSummaryText(text)
+    : undefined;
+  if (written === undefined) return undefined;
+  const { handle } = written;
+  return {
+    origin: 'summary',
+    ...(handle === undefined ? {} : { handle, handles: [handle] }),
+    summarizedMessageCount: written.messageCount,
+    summaryText: written.summaryText,
+    summary: anchoredSummaryToJson(written.record),
   };
 }

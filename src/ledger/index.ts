@@ -38,6 +38,7 @@ export {
   commandLabel,
   errorSourceLabel,
   type RenderLedgerOptions,
+  readCodeSpan,
   renderLedger,
 } from './render-ledger.js';
 export {

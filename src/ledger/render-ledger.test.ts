@@ -4,7 +4,7 @@ import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
 import { createO200kCounter } from '../tokens/index.js';
 import { buildLedger } from './create-ledger.js';
-import { codeSpan, commandLabel, errorSourceLabel, renderLedger } from './render-ledger.js';
+import { codeSpan, commandLabel, errorSourceLabel, readCodeSpan, renderLedger } from './render-ledger.js';
 
 const counter = createO200kCounter();
 
@@ -108,6 +108,23 @@ describe('renderLedger', () => {
   it('code spans survive backticks and newlines', () => {
     expect(codeSpan('a`b')).toBe('`` a`b ``');
     expect(codeSpan('x\ny')).toBe('`x ⏎ y`');
+  });
+
+  it('reads back the code span it wrote, wherever it starts and whatever follows', () => {
+    expect(readCodeSpan('`` a`b `` read', 0)).toEqual({ text: 'a`b', end: 9 });
+    expect(readCodeSpan('- `src/a.ts` read', 2)).toEqual({ text: 'src/a.ts', end: 12 });
+    for (const text of ['plain', '`unclosed', '``no pad``']) expect(readCodeSpan(text), text).toBeUndefined();
+    fc.assert(
+      fc.property(
+        fc.string({ minLength: 1 }).filter((text) => !/[\r\n]/.test(text)),
+        fc.string(),
+        (text, after) => {
+          const span = codeSpan(text);
+          expect(readCodeSpan(`- ${span}${after}`, 2)).toEqual({ text, end: span.length + 2 });
+        },
+      ),
+      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 200) },
+    );
   });
 
   it('caps by dropping the least important rows, last first, with (+N more)', () => {

@@ -45,6 +45,25 @@ export function codeSpan(text: string): string {
 }
 
 /**
+ * The text of the span `codeSpan` wrote at `start` of `text` (of a non-empty text: an empty one reads as an
+ * opening fence), and where the span ends; undefined when there is none. A newline `codeSpan` flattened stays
+ * flattened.
+ */
+export function readCodeSpan(text: string, start = 0): { text: string; end: number } | undefined {
+  let open = start;
+  while (text[open] === '`') open++;
+  const fence = text.slice(start, open);
+  if (fence === '') return undefined;
+  // Inside, every run of backticks is shorter than the fence: the first run as long closes it.
+  const close = text.indexOf(fence, open);
+  if (close === -1) return undefined;
+  const inner = text.slice(open, close);
+  if (fence.length === 1) return { text: inner, end: close + 1 };
+  if (inner.length < 2 || !inner.startsWith(' ') || !inner.endsWith(' ')) return undefined;
+  return { text: inner.slice(1, -1), end: close + fence.length };
+}
+
+/**
  * What an error names as its source: the command without a leading `cd <dir> &&` (or `;`), which every
  * command of an agent that runs from its workspace starts with, so the label shows what ran.
  */

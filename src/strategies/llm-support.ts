@@ -2,7 +2,7 @@ import { archiveHandle, indexHandleOf, putIndex } from '../archive/archive-store
 import { InvalidArgumentError } from '../errors/index.js';
 import { hashText } from '../internal/hash.js';
 import { describeValue } from '../internal/json-shapes.js';
-import { codeSpan } from '../ledger/index.js';
+import { codeSpan, readCodeSpan } from '../ledger/index.js';
 import { jsonOutputInstruction } from '../llm/json-output.js';
 import type { LlmClient, LlmResponse } from '../llm/llm-client.js';
 import { resolveRedact } from '../llm/llm-config.js';
@@ -26,6 +26,7 @@ import {
   type AnchoredSummary,
   anchoredSummaryToJson,
   buildAnchoredSummary,
+  emptyAnchoredSummary,
   mergeAnchoredSummary,
   parseAnchoredSummary,
 } from '../summary/index.js';
@@ -599,7 +600,7 @@ function commitSummary(input: CommitInput): StrategyResult {
   const text = [
     summaryHeader(messageCount),
     summaryText,
-    ...(factsText === '' ? [] : [`Recorded verbatim:\n${factsText}`]),
+    ...(factsText === '' ? [] : [`${recordedVerbatimHeading}\n${factsText}`]),
     `Originals archived: ${named} (expand_context ${indexed.length === 1 ? 'restores them' : 'lists them'})`,
   ].join('\n\n');
   const metadata = {
@@ -641,6 +642,79 @@ function commitSummary(input: CommitInput): StrategyResult {
     description: `summarized ${spanMessages.length} messages (${messageCount} original) with ${run.settings.client.id} in ${describeRun(run)}`,
   };
   return { messages: output, actions: [action], warnings: [] };
+}
+
+/** The line before the facts a summary's text records verbatim (`renderSummaryFacts`). */
+const recordedVerbatimHeading = 'Recorded verbatim:';
+
+/** The line closing a summary's text: the handle of its archived originals (an index when several). */
+const originalsArchivedLine =
+  /\n\nOriginals archived: (h-[0-9a-f]+) \(expand_context (?:restores|lists) them\)$/;
+
+/** A summary an LLM strategy committed, as `parseLlmSummaryText` reads it back from its text. */
+export interface ParsedLlmSummary {
+  messageCount: number;
+  /** The LLM's text, without the header, the recorded facts and the closing line. */
+  summaryText: string;
+  /** The facts the text records verbatim (files, errors, commands), the message count and the handle. */
+  record: AnchoredSummary;
+  /** The handle the closing line names, when there is one. */
+  handle?: string;
+}
+
+/**
+ * A summary an LLM strategy committed (`[PREVIOUS CONVERSATION SUMMARY - N messages]`, the LLM's text, the facts
+ * recorded verbatim, the handle of the originals), read back from its text: for a summary whose metadata a trip
+ * through a provider's format dropped. Undefined when `text` does not start with the header.
+ */
+export function parseLlmSummaryText(text: string): ParsedLlmSummary | undefined {
+  const header = summaryHeaderPattern.exec(text);
+  if (header === null) return undefined;
+  let body = text.slice(header[0].length).replace(/^\n\n/, '');
+  const archived = originalsArchivedLine.exec(body);
+  if (archived !== null) body = body.slice(0, archived.index);
+  const record = emptyAnchoredSummary();
+  record.messageCount = Number(header[1]);
+  if (archived !== null) record.handles.push(archived[1]!);
+  const factsAt = body.lastIndexOf(`\n\n${recordedVerbatimHeading}\n`);
+  const facts =
+    factsAt === -1 ? undefined : summaryFactsIn(body.slice(factsAt + recordedVerbatimHeading.length + 3));
+  if (facts !== undefined) {
+    body = body.slice(0, factsAt);
+    record.files.push(...facts.files);
+    record.errors.push(...facts.errors);
+    record.commands.push(...facts.commands);
+  }
+  return {
+    messageCount: record.messageCount,
+    summaryText: body.trim(),
+    record,
+    ...(archived === null ? {} : { handle: archived[1]! }),
+  };
+}
+
+/** The facts `renderSummaryFacts` wrote (`Files:` then `- item` lines, and so on), or undefined. */
+function summaryFactsIn(text: string): Pick<AnchoredSummary, 'files' | 'errors' | 'commands'> | undefined {
+  const facts: Pick<AnchoredSummary, 'files' | 'errors' | 'commands'> = {
+    files: [],
+    errors: [],
+    commands: [],
+  };
+  const lists = { 'Files:': 'files', 'Errors:': 'errors', 'Commands:': 'commands' } as const;
+  let list: (typeof lists)[keyof typeof lists] | undefined;
+  for (const line of text.split('\n')) {
+    if (line in lists) list = lists[line as keyof typeof lists];
+    else if (list === undefined || !line.startsWith('- ')) return undefined;
+    else if (list !== 'files') facts[list].push(line.slice(2));
+    else {
+      // `path` (status)
+      const span = readCodeSpan(line, 2);
+      const status = span === undefined ? null : /^ \((.+)\)$/.exec(line.slice(span.end));
+      if (span === undefined || status === null) return undefined;
+      facts.files.push({ path: span.text, status: status[1]! });
+    }
+  }
+  return facts;
 }
 
 /** The run's calls and the secrets redacted before sending, for an action's description. */

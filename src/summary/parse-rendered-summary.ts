@@ -5,6 +5,7 @@
  * again rather than folded away as prose (or compressed as prose first), so what it holds survives.
  */
 
+import { readCodeSpan } from '../ledger/index.js';
 import {
   type AnchoredSummary,
   emptyAnchoredSummary,
@@ -121,7 +122,7 @@ function addSection(record: AnchoredSummary, key: SectionKey, lines: readonly st
       return true;
     }
     case 'locations': {
-      const spans = items.map((item) => codeSpanAt(item, 0));
+      const spans = items.map((item) => readCodeSpan(item));
       if (spans.some((span, at) => span === undefined || span.end !== items[at]!.length)) return false;
       record.locations.push(...spans.map((span) => span!.text));
       return true;
@@ -156,7 +157,7 @@ function bulletItems(lines: readonly string[]): string[] | undefined {
 
 /** A file's row: `` `path` status`` and, after `: `, what changed. */
 function fileOfRow(row: string): SummaryFile | undefined {
-  const span = codeSpanAt(row, 0);
+  const span = readCodeSpan(row);
   if (span === undefined || row[span.end] !== ' ') return undefined;
   const rest = row.slice(span.end + 1);
   const colon = rest.indexOf(': ');
@@ -171,23 +172,6 @@ function fileOfRow(row: string): SummaryFile | undefined {
 function taskOfItem(item: string): SummaryTask | undefined {
   const mark = /^\[( |x)\] /.exec(item);
   return mark === null ? undefined : { text: item.slice(4), done: mark[1] === 'x' };
-}
-
-/**
- * The text of the code span `codeSpan` wrote at `start`, and where the span ends: a fence of backticks longer
- * than any run inside, padded with a space when longer than one.
- */
-function codeSpanAt(text: string, start: number): { text: string; end: number } | undefined {
-  let open = start;
-  while (text[open] === '`') open++;
-  const fence = text.slice(start, open);
-  if (fence === '') return undefined;
-  const close = text.indexOf(fence, open);
-  if (close === -1) return undefined;
-  const inner = text.slice(open, close);
-  if (fence.length === 1) return { text: inner, end: close + 1 };
-  if (inner.length < 2 || !inner.startsWith(' ') || !inner.endsWith(' ')) return undefined;
-  return { text: inner.slice(1, -1), end: close + fence.length };
 }
 
 function withHeader(record: AnchoredSummary, header: RegExpExecArray): AnchoredSummary {

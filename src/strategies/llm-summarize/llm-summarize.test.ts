@@ -15,6 +15,7 @@ import {
 import { createOpenAICompatibleClient } from '../../llm/openai-compatible-client.js';
 import { ProviderError } from '../../llm/provider-error.js';
 import { messageText } from '../../messages/content.js';
+import { fromOpenAI, toOpenAI } from '../../messages/convert/openai.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
@@ -24,6 +25,7 @@ import { createScriptedLlmClient, type ScriptedStep } from '../../testing/script
 import { createTokenAccountant } from '../../tokens/index.js';
 import { foldIntoSummary } from '../fold-into-summary/fold-into-summary.js';
 import { filler } from '../llm-strategies.test-support.js';
+import { parseLlmSummaryText } from '../llm-support.js';
 import type { AsyncStrategyContext } from '../strategy.js';
 import { llmSummarize } from './llm-summarize.js';
 
@@ -235,6 +237,45 @@ describe('llmSummarize', () => {
       (firstSummary.metadata?.summarizedMessageCount as number) + grown.length - twice.messages.length,
     );
     // Facts of the first span survive the second summary.
+    expect(messageText(summaries[0]!)).toContain('npm test -- upload-0');
+  });
+
+  it('incorporates an earlier summary that came back through OpenAI messages without its metadata', async () => {
+    const archive = createMemoryArchive();
+    const client = createScriptedLlmClient({
+      script: [summaryReply('- first summary'), summaryReply('- second summary')],
+    });
+    const options = {
+      accountant,
+      archive,
+      budgetTokens: 600,
+      strategies: [llmSummarize({ client, preserveRecentMessages: 2 })],
+    };
+    const once = await compactAsync(session(4), options);
+    const firstSummary = summaryMessages(once.messages)[0]!;
+    const back = fromOpenAI(toOpenAI(once.conversation).messages);
+    const returned = back.messages.find((message) => messageText(message) === messageText(firstSummary))!;
+    expect(returned.metadata).toBeUndefined();
+    // What the text says is what the metadata said: the LLM's text, the facts recorded verbatim, the count.
+    const parsed = parseLlmSummaryText(messageText(returned))!;
+    expect(parsed.summaryText).toBe(firstSummary.metadata?.summaryText);
+    expect(parsed.messageCount).toBe(firstSummary.metadata?.summarizedMessageCount);
+    expect(parsed.record.files.map((file) => file.path)).toContain('src/upload/part-1.ts');
+    expect(parsed.record.commands.join('\n')).toContain('npm test -- upload-0');
+    expect(archive.has(parsed.handle!)).toBe(true);
+    const grown = [...back.messages, ...session(4).slice(2)];
+    const twice = await compactAsync(grown, options);
+    const summaries = summaryMessages(twice.messages);
+    expect(summaries).toHaveLength(1);
+    // The earlier summary goes to the LLM as the summary to extend, not as a message of the transcript.
+    const request = client.calls[1]!.messages[0]!.content as string;
+    expect(request).toMatch(/```summary\n- first summary\n```/);
+    expect(request).not.toContain('[PREVIOUS CONVERSATION SUMMARY');
+    expect(summaries[0]!.metadata?.handles).toContain(parsed.handle);
+    const count = Number(/SUMMARY - (\d+) messages/.exec(messageText(summaries[0]!))![1]);
+    // The span replaced: the earlier summary (its count carried) and the messages new to a summary.
+    const span = twice.report.actions.find((action) => action.type === 'llm-summary')!.messageIds.slice(1);
+    expect(count).toBe(parsed.messageCount + span.length - 1);
     expect(messageText(summaries[0]!)).toContain('npm test -- upload-0');
   });
 
