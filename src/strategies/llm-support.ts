@@ -703,7 +703,7 @@ function summaryFactsIn(text: string): Pick<AnchoredSummary, 'files' | 'errors' 
   const lists = { 'Files:': 'files', 'Errors:': 'errors', 'Commands:': 'commands' } as const;
   let list: (typeof lists)[keyof typeof lists] | undefined;
   for (const line of text.split('\n')) {
-    if (line in lists) list = lists[line as keyof typeof lists];
+    if (Object.hasOwn(lists, line)) list = lists[line as keyof typeof lists];
     else if (list === undefined || !line.startsWith('- ')) return undefined;
     else if (list !== 'files') facts[list].push(line.slice(2));
     else {

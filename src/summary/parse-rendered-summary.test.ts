@@ -52,6 +52,17 @@ describe('parseRenderedSummary', () => {
     expect(parseRenderedSummary(renderAnchoredSummary(record))).toEqual(record);
   });
 
+  it('reads no intent from a section that shows none, so a merge can take the task', () => {
+    const record: AnchoredSummary = {
+      ...emptyAnchoredSummary(),
+      messageCount: 1,
+      intent: ' ',
+      decisions: ['d'],
+    };
+    expect(renderAnchoredSummary(record)).toContain('## Session intent\n\n\n## Decisions');
+    expect(parseRenderedSummary(renderAnchoredSummary(record))).toEqual({ ...record, intent: undefined });
+  });
+
   it('leaves out the closing line of a capped rendering and reads what it shows', () => {
     const record = {
       ...fullRecord(),

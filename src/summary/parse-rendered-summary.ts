@@ -52,15 +52,9 @@ export function parseRenderedSummary(text: string): AnchoredSummary | undefined 
       if (next === undefined) continue;
       const record = sectionsFrom(body, end);
       if (record === undefined) continue;
-      record.intent = body
-        .slice(2, end - 1)
-        .join('\n')
-        .trim();
-      return withHeader(record, header);
+      return withHeader(withIntent(record, body.slice(2, end - 1)), header);
     }
-    const record = emptyAnchoredSummary();
-    record.intent = body.slice(2).join('\n').trim();
-    return withHeader(record, header);
+    return withHeader(withIntent(emptyAnchoredSummary(), body.slice(2)), header);
   }
   const record = sectionsFrom(body, 1);
   return record === undefined ? undefined : withHeader(record, header);
@@ -92,7 +86,8 @@ function sectionsFrom(lines: readonly string[], start: number): AnchoredSummary 
     if (section === undefined || section.key === 'intent') return undefined;
     order = section.order;
     let from = index + 1;
-    // A section shown empty (every line of it shown by an earlier one) has one empty line.
+    // A section shown empty has one empty line (renderings before this parser gave a heading to a section whose
+    // every line an earlier one showed).
     if (lines[from] === '' && (from + 1 === lines.length || lines[from + 1] === '')) from++;
     let end = from;
     while (end < lines.length && lines[end] !== '') end++;
@@ -172,6 +167,13 @@ function fileOfRow(row: string): SummaryFile | undefined {
 function taskOfItem(item: string): SummaryTask | undefined {
   const mark = /^\[( |x)\] /.exec(item);
   return mark === null ? undefined : { text: item.slice(4), done: mark[1] === 'x' };
+}
+
+/** `record` with the intent the lines show, when they show any: an empty one would stand in a merge's way. */
+function withIntent(record: AnchoredSummary, lines: readonly string[]): AnchoredSummary {
+  const intent = lines.join('\n').trim();
+  if (intent !== '') record.intent = intent;
+  return record;
 }
 
 function withHeader(record: AnchoredSummary, header: RegExpExecArray): AnchoredSummary {

@@ -19,7 +19,7 @@ import { fromOpenAI, toOpenAI } from '../../messages/convert/openai.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
-import { parseAnchoredSummary } from '../../summary/index.js';
+import { emptyAnchoredSummary, parseAnchoredSummary } from '../../summary/index.js';
 import { createConversationBuilder } from '../../testing/message-builders.js';
 import { createScriptedLlmClient, type ScriptedStep } from '../../testing/scripted-llm-client.js';
 import { createTokenAccountant } from '../../tokens/index.js';
@@ -277,6 +277,33 @@ describe('llmSummarize', () => {
     const span = twice.report.actions.find((action) => action.type === 'llm-summary')!.messageIds.slice(1);
     expect(count).toBe(parsed.messageCount + span.length - 1);
     expect(messageText(summaries[0]!)).toContain('npm test -- upload-0');
+  });
+
+  it('reads a summary back from its text only as far as it follows the written form', () => {
+    expect(parseLlmSummaryText('A summary of the work.')).toBeUndefined();
+    expect(parseLlmSummaryText('[PREVIOUS CONVERSATION SUMMARY - 3 messages]\n\n- did it')).toEqual({
+      messageCount: 3,
+      summaryText: '- did it',
+      record: { ...emptyAnchoredSummary(), messageCount: 3 },
+    });
+    // Facts that do not read as the written lists stay in the text.
+    const odd = '[PREVIOUS CONVERSATION SUMMARY - 1 message]\n\n- x\n\nRecorded verbatim:\ntoString\n- y';
+    expect(parseLlmSummaryText(odd)?.summaryText).toBe('- x\n\nRecorded verbatim:\ntoString\n- y');
+    const facts =
+      '[PREVIOUS CONVERSATION SUMMARY - 2 messages]\n\n- x\n\nRecorded verbatim:\nFiles:\n- `a b.ts` (read)\n' +
+      'Commands:\n- `ls` → ok\n\nOriginals archived: h-0a1b (expand_context restores them)';
+    expect(parseLlmSummaryText(facts)).toEqual({
+      messageCount: 2,
+      summaryText: '- x',
+      record: {
+        ...emptyAnchoredSummary(),
+        messageCount: 2,
+        files: [{ path: 'a b.ts', status: 'read' }],
+        commands: ['`ls` → ok'],
+        handles: ['h-0a1b'],
+      },
+      handle: 'h-0a1b',
+    });
   });
 
   describe('safe failure', () => {
