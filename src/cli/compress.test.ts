@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -87,6 +87,19 @@ describe('precis compress / expand', () => {
     expect(existsSync(cwdStore)).toBe(existed);
     const output = JSON.parse(result.stdout);
     expect(output.messages.every((message: { id?: string }) => typeof message.id === 'string')).toBe(true);
+  });
+
+  it('merges into the summary of its own earlier output, read back as OpenAI messages', async () => {
+    const first = await cli('compress', example, '--budget', '8%', '--to', 'openai', '--no-store');
+    expect(first.exitCode, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('read back from the text');
+    const saved = join(dir, 'compressed.openai.json');
+    writeFileSync(saved, first.stdout);
+    const second = await cli('compress', saved, '--budget', '60%', '--no-store');
+    expect(second.exitCode, second.stderr).toBe(0);
+    expect(second.stderr).toContain('a summary read back from the text (no precis metadata): merged into');
+    const messages = JSON.parse(second.stdout).messages as Array<{ metadata?: { origin?: string } }>;
+    expect(messages.filter((message) => message.metadata?.origin === 'summary')).toHaveLength(1);
   });
 
   it('runs the named strategies given with --strategy, in order', async () => {

@@ -501,9 +501,16 @@ describe('compact', () => {
       // Under the same budget it stays as it is, and is known for the summary it is.
       const again = compact(back, { accountant, budgetTokens: first.report.tokensAfter });
       expect(again.messages.map(messageText), provider).toEqual(back.messages.map(messageText));
-      expect(
-        parseAnchoredSummary(again.messages.find((m) => m.metadata?.origin === 'summary')?.metadata?.summary),
-      ).toBeDefined();
+      const known = again.messages.find((m) => m.metadata?.origin === 'summary')!;
+      expect(parseAnchoredSummary(known.metadata?.summary)).toBeDefined();
+      // The report says so, once.
+      expect(again.report.actions, provider).toEqual([
+        expect.objectContaining({
+          type: 'recognise-summary',
+          messageIds: [known.id],
+          description: expect.stringContaining(`archived: ${firstSummary.metadata?.handle}`),
+        }),
+      ]);
       // More steps, then a smaller budget: the next fold merges into the summary, whose files stay listed.
       const more = createConversationBuilder();
       for (let step = 50; step < 56; step++)
@@ -526,6 +533,9 @@ describe('compact', () => {
         provider,
       ).toContain('src/late50.ts');
       expect(messageText(summaries[0]!), provider).toContain('`src/module1.ts` read');
+      // A summary that kept its metadata is not read again.
+      const kept = compact(next.conversation, { accountant, budgetTokens: next.report.tokensAfter });
+      expect(kept.report.actions.filter((action) => action.type === 'recognise-summary')).toEqual([]);
     }
   });
 

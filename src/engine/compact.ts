@@ -25,7 +25,7 @@ import {
   relaxedPreservations,
   trimmedLastTurn,
 } from './preservation.js';
-import { withRecognisedSummaries } from './recognise-summaries.js';
+import { recognitionAction, withRecognisedSummaries } from './recognise-summaries.js';
 
 export const compactProviders = ['openai', 'anthropic', 'any'] as const;
 export type CompactProvider = (typeof compactProviders)[number];
@@ -289,12 +289,12 @@ function* compactOnce(
 
   const repairs: Repair[] = [];
   // A summary that came back through a provider's format without its metadata is merged into again.
-  const initial = repairMessages(withRecognisedSummaries(conversation.messages), {
-    provider,
-    allowPendingToolCalls,
-  });
+  const recognition = withRecognisedSummaries(conversation.messages);
+  const initial = repairMessages(recognition.messages, { provider, allowPendingToolCalls });
   repairs.push(...initial.repairs);
   let messages = assignIds(initial.messages);
+  // A repair keeps the messages it leaves alone as they are, and ids go one to one.
+  const recognised = messages.filter((_, index) => recognition.recognised.has(initial.messages[index]!));
   // Over budget, the recent turns may take only their share of the room, so the summary keeps some too: the
   // last turn's largest tool outputs are trimmed to it, then fewer turns are kept.
   const lastTurn = count(messages) > budgetTokens ? trimmedLastTurn(messages, settings, count) : undefined;
@@ -343,6 +343,7 @@ function* compactOnce(
   const { strategyReports, warnings } = attempt;
   // Steps whose net effect is nothing (an idempotent re-run) are not reported as actions.
   const actions = [
+    ...recognised.map((message) => recognitionAction(message, accountant.countMessage(message))),
     ...(lastTurn?.actions ?? []),
     ...(sameMessages(attempt.messages, messages) ? [] : attempt.actions),
   ];

@@ -7,25 +7,57 @@
  * against 271 when the metadata stayed).
  */
 
-import type { Message, MessageMetadata } from '../messages/types.js';
+import type { IdentifiedMessage, Message, MessageMetadata } from '../messages/types.js';
 import { parseLlmSummaryText } from '../strategies/llm-support.js';
-import { anchoredSummaryToJson, parseRenderedSummary } from '../summary/index.js';
+import type { StrategyAction } from '../strategies/strategy.js';
+import { anchoredSummaryToJson, parseAnchoredSummary, parseRenderedSummary } from '../summary/index.js';
+
+/** The strategy name of the engine's `recognise-summary` actions. */
+export const recogniseStrategyName = 'recognise-summaries';
 
 /**
  * `messages` with every user or assistant message whose whole text is a summary precis wrote (a rendered anchored
  * summary, or an LLM strategy's) marked as the summary it is (`origin: 'summary'`, its handle, its record read
- * back from the text, and for an LLM's its text and message count); its content is left as it is. The same array
- * when there is none (the usual case costs a prefix check or two per message).
+ * back from the text, and for an LLM's its text and message count); its content is left as it is. `recognised`
+ * holds the marked messages (new objects); `messages` is the same array when there is none (the usual case costs
+ * a prefix check or two per message).
  */
-export function withRecognisedSummaries<T extends Message>(messages: readonly T[]): readonly T[] {
+export function withRecognisedSummaries<T extends Message>(
+  messages: readonly T[],
+): { messages: readonly T[]; recognised: ReadonlySet<T> } {
   let output: T[] | undefined;
+  const recognised = new Set<T>();
   messages.forEach((message, index) => {
-    const recognised = recognisedSummary(message);
-    if (recognised === undefined) return;
+    const summary = recognisedSummary(message);
+    if (summary === undefined) return;
     output ??= [...messages];
-    output[index] = recognised;
+    output[index] = summary;
+    recognised.add(summary);
   });
-  return output ?? messages;
+  return { messages: output ?? messages, recognised };
+}
+
+/**
+ * The report's action for a summary `withRecognisedSummaries` marked, now `message` (with its id). It names no
+ * handle: it archived nothing (the handle the summary names is in its description).
+ */
+export function recognitionAction(message: IdentifiedMessage, tokens: number): StrategyAction {
+  const handle = message.metadata?.handle;
+  const record = parseAnchoredSummary(message.metadata?.summary);
+  const holds = [
+    ...(record === undefined
+      ? []
+      : [`${record.messageCount} earlier messages, ${record.files.length} files`]),
+    ...(typeof handle === 'string' ? [`archived: ${handle}`] : []),
+  ];
+  return {
+    type: 'recognise-summary',
+    strategy: recogniseStrategyName,
+    messageIds: [message.id],
+    tokensBefore: tokens,
+    tokensAfter: tokens,
+    description: `read a summary back from its text, its metadata gone${holds.length === 0 ? '' : ` (${holds.join('; ')})`}: later folds merge into it`,
+  };
 }
 
 function recognisedSummary<T extends Message>(message: T): T | undefined {

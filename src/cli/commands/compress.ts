@@ -213,6 +213,11 @@ function summary(result: CompactResult, storePath: string | undefined, shownPath
       ),
     );
   }
+  const recognised = report.actions.filter((action) => action.type === 'recognise-summary').length;
+  if (recognised > 0)
+    lines.push(
+      `${recognised === 1 ? 'a summary' : `${recognised} summaries`} read back from the text (no precis metadata): merged into, not summarised again`,
+    );
   if (handles.size === 0) lines.push('nothing archived');
   else if (storePath === undefined)
     lines.push(
