@@ -1223,6 +1223,44 @@ describe('compact, again and again (an agent loop)', () => {
     expect(loops).toBeGreaterThan(20);
     expect(compactions).toBeGreaterThan(100);
   });
+
+  it('merges into its one summary when the conversation goes out as OpenAI messages between compactions', () => {
+    let merges = 0;
+    fc.assert(
+      fc.property(
+        richConversation(8),
+        fc.double({ min: 0.05, max: 0.6, noNaN: true }),
+        (conversation, ratio) => {
+          const input = assignIds(repairMessages(conversation, { provider: 'openai' }).messages);
+          const budgetTokens = Math.floor(countOf(input) * ratio);
+          let current: Message[] = [];
+          let folded = 0;
+          const compactOver = (limit: number) => {
+            if (countOf(current) <= limit) return;
+            const result = compact(current, { accountant, budgetTokens, provider: 'openai' });
+            expect(
+              validateMessages(result.messages, { provider: 'openai', allowPendingToolCalls: true }).issues,
+            ).toEqual([]);
+            const summaries = result.messages.filter((message) => message.metadata?.origin === 'summary');
+            expect(summaries.length).toBeLessThanOrEqual(1);
+            // Read back and merged into, the summary's count only grows: summarised again, it would restart.
+            const count = parseAnchoredSummary(summaries[0]?.metadata?.summary)?.messageCount ?? 0;
+            expect(count).toBeGreaterThanOrEqual(folded);
+            if (folded > 0 && count > folded) merges++;
+            folded = count;
+            current = fromOpenAI(toOpenAI(result.messages).messages).messages;
+          };
+          for (const message of input) {
+            if (message.role === 'assistant' && current.length > 0) compactOver(budgetTokens * 1.4);
+            current.push(message);
+          }
+          compactOver(budgetTokens);
+        },
+      ),
+      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 100) },
+    );
+    expect(merges).toBeGreaterThan(10);
+  });
 });
 
 describe('compactAsync', () => {
