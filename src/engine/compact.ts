@@ -294,7 +294,10 @@ function* compactOnce(
   repairs.push(...initial.repairs);
   let messages = assignIds(initial.messages);
   // A repair keeps the messages it leaves alone as they are, and ids go one to one.
-  const recognised = messages.filter((_, index) => recognition.recognised.has(initial.messages[index]!));
+  const recognised = messages.flatMap((message, index) => {
+    const record = recognition.recognised.get(initial.messages[index]!);
+    return record === undefined ? [] : [{ message, record }];
+  });
   // Over budget, the recent turns may take only their share of the room, so the summary keeps some too: the
   // last turn's largest tool outputs are trimmed to it, then fewer turns are kept.
   const lastTurn = count(messages) > budgetTokens ? trimmedLastTurn(messages, settings, count) : undefined;
@@ -343,7 +346,9 @@ function* compactOnce(
   const { strategyReports, warnings } = attempt;
   // Steps whose net effect is nothing (an idempotent re-run) are not reported as actions.
   const actions = [
-    ...recognised.map((message) => recognitionAction(message, accountant.countMessage(message))),
+    ...recognised.map(({ message, record }) =>
+      recognitionAction(message, record, accountant.countMessage(message)),
+    ),
     ...(lastTurn?.actions ?? []),
     ...(sameMessages(attempt.messages, messages) ? [] : attempt.actions),
   ];

@@ -10,7 +10,7 @@
 import type { IdentifiedMessage, Message, MessageMetadata } from '../messages/types.js';
 import { parseLlmSummaryText } from '../strategies/llm-support.js';
 import type { StrategyAction } from '../strategies/strategy.js';
-import { anchoredSummaryToJson, parseAnchoredSummary, parseRenderedSummary } from '../summary/index.js';
+import { type AnchoredSummary, anchoredSummaryToJson, parseRenderedSummary } from '../summary/index.js';
 
 /** The strategy name of the engine's `recognise-summary` actions. */
 export const recogniseStrategyName = 'recognise-summaries';
@@ -19,35 +19,38 @@ export const recogniseStrategyName = 'recognise-summaries';
  * `messages` with every user or assistant message whose whole text is a summary precis wrote (a rendered anchored
  * summary, or an LLM strategy's) marked as the summary it is (`origin: 'summary'`, its handle, its record read
  * back from the text, and for an LLM's its text and message count); its content is left as it is. `recognised`
- * holds the marked messages (new objects); `messages` is the same array when there is none (the usual case costs
- * a prefix check or two per message).
+ * maps each marked message (a new object) to the record read back; `messages` is the same array when there is
+ * none (the usual case costs each parser's header check per message).
  */
 export function withRecognisedSummaries<T extends Message>(
   messages: readonly T[],
-): { messages: readonly T[]; recognised: ReadonlySet<T> } {
+): { messages: readonly T[]; recognised: ReadonlyMap<T, AnchoredSummary> } {
   let output: T[] | undefined;
-  const recognised = new Set<T>();
+  const recognised = new Map<T, AnchoredSummary>();
   messages.forEach((message, index) => {
-    const summary = recognisedSummary(message);
+    const text = wholeText(message);
+    const summary = text === undefined ? undefined : summaryOf(text);
     if (summary === undefined) return;
+    const marked = { ...message, metadata: { ...message.metadata, ...summary.metadata } };
     output ??= [...messages];
-    output[index] = summary;
-    recognised.add(summary);
+    output[index] = marked;
+    recognised.set(marked, summary.record);
   });
   return { messages: output ?? messages, recognised };
 }
 
 /**
- * The report's action for a summary `withRecognisedSummaries` marked, now `message` (with its id). It names no
- * handle: it archived nothing (the handle the summary names is in its description).
+ * The report's action for a summary `withRecognisedSummaries` marked, now `message` (with its id), whose `record`
+ * it read back. It names no handle: it archived nothing (the handle the summary names is in its description).
  */
-export function recognitionAction(message: IdentifiedMessage, tokens: number): StrategyAction {
+export function recognitionAction(
+  message: IdentifiedMessage,
+  record: AnchoredSummary,
+  tokens: number,
+): StrategyAction {
   const handle = message.metadata?.handle;
-  const record = parseAnchoredSummary(message.metadata?.summary);
   const holds = [
-    ...(record === undefined
-      ? []
-      : [`${record.messageCount} earlier messages, ${record.files.length} files`]),
+    `${record.messageCount} earlier messages, ${record.files.length} files`,
     ...(typeof handle === 'string' ? [`archived: ${handle}`] : []),
   ];
   return {
@@ -56,49 +59,48 @@ export function recognitionAction(message: IdentifiedMessage, tokens: number): S
     messageIds: [message.id],
     tokensBefore: tokens,
     tokensAfter: tokens,
-    description: `read a summary back from its text, its metadata gone${holds.length === 0 ? '' : ` (${holds.join('; ')})`}: later folds merge into it`,
+    description: `read a summary back from its text, its metadata gone (${holds.join('; ')}): later folds merge into it`,
   };
 }
 
-function recognisedSummary<T extends Message>(message: T): T | undefined {
+/** The text of a user or assistant message that is text alone and not a summary already. */
+function wholeText(message: Message): string | undefined {
   if ((message.role !== 'user' && message.role !== 'assistant') || message.metadata?.origin === 'summary')
     return undefined;
   const { content } = message;
-  const text =
-    typeof content === 'string'
-      ? content
-      : content.length === 1 && content[0]!.type === 'text'
-        ? content[0]!.text
-        : undefined;
-  if (text === undefined) return undefined;
-  const metadata = summaryMetadataOf(text);
-  return metadata === undefined ? undefined : { ...message, metadata: { ...message.metadata, ...metadata } };
+  if (typeof content === 'string') return content;
+  return content.length === 1 && content[0]!.type === 'text' ? content[0]!.text : undefined;
 }
 
-/** The metadata of the summary `text` is, as the strategy that wrote it set it; undefined when it is none. */
-function summaryMetadataOf(text: string): MessageMetadata | undefined {
-  // A rendered summary must read back whole (a message that only starts like one is left alone); an LLM's text
-  // is free, so its header alone says what it is.
-  if (text.startsWith('[precis summary of ')) {
-    const record = parseRenderedSummary(text);
-    if (record === undefined) return undefined;
-    const handle = record.handles[0];
+/**
+ * The summary `text` is, with the metadata the strategy that wrote it set; undefined when it is none. A rendered
+ * summary must read back whole (a message that only starts like one is left alone); an LLM's text is free, so its
+ * header alone says what it is.
+ */
+function summaryOf(text: string): { metadata: MessageMetadata; record: AnchoredSummary } | undefined {
+  const rendered = parseRenderedSummary(text);
+  if (rendered !== undefined) {
+    const handle = rendered.handles[0];
     return {
-      origin: 'summary',
-      ...(handle === undefined ? {} : { handle }),
-      summary: anchoredSummaryToJson(record),
+      record: rendered,
+      metadata: {
+        origin: 'summary',
+        ...(handle === undefined ? {} : { handle }),
+        summary: anchoredSummaryToJson(rendered),
+      },
     };
   }
-  const written = text.startsWith('[PREVIOUS CONVERSATION SUMMARY - ')
-    ? parseLlmSummaryText(text)
-    : undefined;
+  const written = parseLlmSummaryText(text);
   if (written === undefined) return undefined;
-  const { handle } = written;
+  const { handle, record } = written;
   return {
-    origin: 'summary',
-    ...(handle === undefined ? {} : { handle, handles: [handle] }),
-    summarizedMessageCount: written.messageCount,
-    summaryText: written.summaryText,
-    summary: anchoredSummaryToJson(written.record),
+    record,
+    metadata: {
+      origin: 'summary',
+      ...(handle === undefined ? {} : { handle, handles: [handle] }),
+      summarizedMessageCount: written.messageCount,
+      summaryText: written.summaryText,
+      summary: anchoredSummaryToJson(record),
+    },
   };
 }

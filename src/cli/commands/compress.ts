@@ -3,6 +3,7 @@ import { createMemoryArchive } from '../../archive/archive-store.js';
 import { createSqliteArchive, type SqliteArchive } from '../../archive/sqlite-archive.js';
 import { type CompactResult, compactAsync } from '../../engine/compact.js';
 import { defaultStrategies, type NamedLlmOptions, strategiesByName } from '../../engine/named-strategies.js';
+import { recogniseStrategyName } from '../../engine/recognise-summaries.js';
 import { InvalidArgumentError, PrecisError } from '../../errors/index.js';
 import { createLlmClient } from '../../llm/create-llm-client.js';
 import { type LlmConfig, parseLlmSpec, resolveLlmConfig } from '../../llm/llm-config.js';
@@ -213,7 +214,7 @@ function summary(result: CompactResult, storePath: string | undefined, shownPath
       ),
     );
   }
-  const recognised = report.actions.filter((action) => action.type === 'recognise-summary').length;
+  const recognised = report.actions.filter((action) => action.strategy === recogniseStrategyName).length;
   if (recognised > 0)
     lines.push(
       `${recognised === 1 ? 'a summary' : `${recognised} summaries`} read back from the text (no precis metadata): merged into, not summarised again`,
