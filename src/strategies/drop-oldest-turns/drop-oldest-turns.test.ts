@@ -344,6 +344,34 @@ describe('dropOldestTurns', () => {
     expect(planner.drop(0, 20).messages).toEqual(none.messages);
   });
 
+  it("drops the harness's complaint about a reply's format like any step, not last with the request in flight", () => {
+    // mini-swe-agent answers a reply without exactly one action with a format error in the user's place; the
+    // agent's steps after it are newer, and they are the work in flight.
+    const builder = createConversationBuilder().system('You are a coding agent.').user('Fix the flaky test');
+    builder.tools([{ name: 'bash', input: { command: 'step 1' }, output: long('output 1') }]);
+    builder.assistant('I will edit and test at once.');
+    builder.user('Please always provide EXACTLY ONE action in triple backticks, found 2 actions.');
+    for (let step = 2; step <= 4; step++)
+      builder.tools([{ name: 'bash', input: { command: `step ${step}` }, output: long(`output ${step}`) }]);
+    const messages = assignIds(builder.build());
+    const complaint = messages.findIndex(
+      (message) => message.role === 'user' && message.content !== 'Fix the flaky test',
+    );
+    messages[complaint] = { ...messages[complaint]!, metadata: { harness: true, formatError: true } };
+    const preservedIds = new Set(messages.slice(0, 2).map((message) => message.id));
+    const lastTwoSteps = accountant.countConversation([
+      ...messages.slice(0, 2),
+      ...messages.slice(-4),
+    ]).totalTokens;
+    const result = dropOldestTurns().apply(
+      messages,
+      strategyContext({ preservedIds, budgetTokens: lastTwoSteps + 80 }),
+    );
+    expect(result.messages.slice(-4)).toEqual(messages.slice(-4));
+    expect(result.messages.some((message) => message.metadata?.formatError === true)).toBe(false);
+    expect(validateMessages(result.messages, check).valid).toBe(true);
+  });
+
   it('never drops a last step whose tool call has no result yet (the tool is still running)', () => {
     const messages = assignIds([
       ...chat(),

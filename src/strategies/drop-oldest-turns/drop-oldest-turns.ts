@@ -30,7 +30,8 @@ const strategyName = 'drop-oldest-turns';
  * (the system messages that open the conversation; a later one goes with its turn),
  * preserved messages and anchored summaries (metadata origin `summary`); an earlier marker goes only with groups
  * dropped around it, into the new span (its handle stays reachable through the new one). The last user
- * message and the last assistant step (the current request and the work in flight) go last, only when dropping
+ * message (not a complaint about a reply's format) and the last assistant step (the current request and the
+ * work in flight) go last, only when dropping
  * everything else still leaves the budget unmet, and the last step never while a tool call in it has no result.
  *
  * Each contiguous dropped span leaves one marker, `[N earlier messages archived: <handle>]` (metadata
@@ -230,7 +231,10 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
   let turn = -1;
   let lastUser = -1;
   messages.forEach((message, index) => {
-    if (message.role === 'user' && !isMarker(message)) lastUser = index;
+    // The harness's complaint about a reply's format (mini-swe-agent) is neither the request in flight nor what
+    // a step saw: kept last, it outlived the steps that came after it.
+    if (message.role === 'user' && !isMarker(message) && message.metadata?.formatError !== true)
+      lastUser = index;
   });
   const systemPrompt = systemPromptLength(messages);
   for (const { start, end } of messageGroups(messages)) {

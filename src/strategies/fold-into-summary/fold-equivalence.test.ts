@@ -67,8 +67,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '6cc53d7088ba92fd445268560ca101c2',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '2624b2b0d7a76ff47dc51ff2577e80b6',
-    archive: '58a1330ef3c3dd8f0adeab87cb13ee89',
+    result: '19011e0c9a4247f5afe2a5aa78d23920',
+    archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
     result: '4fd1ae8b4a89f3f53655b0104bf1f7eb',
