@@ -1453,6 +1453,27 @@ describe('renderAnchoredSummary', () => {
     expect(roomy).not.toContain('import fs');
   });
 
+  it('shows the latest of command results that differ only in numbers beside the first, not the ones between', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 2;
+    summary.results.push(
+      'Actual count: 2',
+      'Successfully applied fix v2.',
+      'Actual count: 3',
+      'Successfully applied fix v5.',
+      'Actual count: 1',
+      'Successfully applied fix v6.',
+    );
+    // Uncapped, every line shows; under a cap, the most salient line of a shape and the latest.
+    const uncapped = counter.count(renderAnchoredSummary(summary));
+    const text = renderAnchoredSummary(summary, { maxTokens: uncapped - 1, counter });
+    // The first shows what the bug did, the latest where the work stands; the ones between add nothing.
+    for (const line of ['Actual count: 2', 'Actual count: 1', 'fix v2.', 'fix v6.'])
+      expect(text).toContain(line);
+    expect(text).not.toContain('Actual count: 3');
+    expect(text).not.toContain('fix v5.');
+  });
+
   it('under a cap favours what changed in files that were there over the lines of files the session created', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 2;

@@ -115,6 +115,11 @@ interface RenderedSection {
   shortLines?: string[];
   /** Salient sections: how many of the first lines rank `favouredFactor` times their salience. @default 0 */
   favoured?: number;
+  /**
+   * Salient sections: of lines that differ only in numbers, the latest may show beside the most salient one.
+   * Outcomes: the first `Actual count: 2` shows the bug, `Successfully applied fix v6.` where the work stands.
+   */
+  latestOfShape?: boolean;
 }
 
 /**
@@ -284,7 +289,13 @@ function allSectionsOf(
     { title: sectionTitles.currentState, weight: 0.04, lines: bullets(summary.currentState), keep: 'first' },
     { title: sectionTitles.tasks, weight: 0.05, lines: [...open, ...done], keep: 'first' },
     { title: sectionTitles.nextSteps, weight: 0.04, lines: bullets(summary.nextSteps), keep: 'first' },
-    { title: sectionTitles.results, weight: 0.16, lines: bullets(summary.results), keep: 'salient' },
+    {
+      title: sectionTitles.results,
+      weight: 0.16,
+      lines: bullets(summary.results),
+      keep: 'salient',
+      latestOfShape: true,
+    },
     {
       title: sectionTitles.excerpts,
       weight: 0.05,
@@ -393,7 +404,7 @@ interface FitCandidate {
   line: string;
   index: number;
   score: number;
-  /** The line with its numbers masked, for salient sections, worked out when first needed. */
+  /** The line's shape (`shapeOf`), for salient sections, worked out when first needed. */
   shape?: string;
 }
 
@@ -417,10 +428,27 @@ function lineFitter(
   lineTokens: readonly number[],
   policy: LinePolicy,
   favoured: number,
+  latestOfShape: boolean,
 ): LineFitter {
   let order: FitCandidate[] | undefined;
   const fitted = new Map<string, FittedLines>();
   const salient = policy === 'salient';
+  let shapes: string[] | undefined;
+  /** A salient line's shape: its numbers masked, the latest of its shape apart where `latestOfShape`. */
+  const shapeOf = (index: number): string => {
+    if (shapes === undefined) {
+      shapes = lines.map(lineShape);
+      if (latestOfShape) {
+        const seen = new Set<string>();
+        for (let line = shapes.length - 1; line >= 0; line--) {
+          const shape = shapes[line]!;
+          if (!seen.has(shape)) shapes[line] = `${shape}\n(latest)`;
+          seen.add(shape);
+        }
+      }
+    }
+    return shapes[index]!;
+  };
   const rank = (): FitCandidate[] => {
     // Rarity within each section: lines added to one section (an LLM's prose) never change what another shows.
     const rarities = salient ? raritiesOf(lines) : undefined;
@@ -448,7 +476,7 @@ function lineFitter(
     if (maxTokens >= 1) {
       order ??= rank();
       // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
-      const shapes = new Set<string>();
+      const shown = new Set<string>();
       let used = 0;
       for (const candidate of order) {
         // Nothing more fits (every line takes a token at least).
@@ -458,8 +486,8 @@ function lineFitter(
           // Bare syntax and imports never fill the room left over: the archive has them. The ranking is by
           // score, so every later line is below the floor too.
           if (candidate.score < minSalience) break;
-          candidate.shape ??= lineShape(candidate.line);
-          if (shapes.has(candidate.shape)) continue;
+          candidate.shape ??= shapeOf(candidate.index);
+          if (shown.has(candidate.shape)) continue;
         }
         const tokens = lineTokens[candidate.index]! + 1;
         if (used + tokens > maxTokens) {
@@ -467,7 +495,7 @@ function lineFitter(
           continue;
         }
         chosen.push(candidate);
-        if (salient) shapes.add(candidate.shape!);
+        if (salient) shown.add(candidate.shape!);
         used += tokens;
       }
       chosen.sort((a, b) => a.index - b.index);
@@ -494,12 +522,14 @@ function lineFitter(
     }
     return rankedIndexes;
   };
-  return { fit, ranked };
+  return { fit, ranked, shapeOf };
 }
 
 interface LineFitter {
   fit(maxTokens: number, shownElsewhere?: ReadonlySet<number>): FittedLines;
   ranked(): readonly number[];
+  /** The shape of a salient line: of lines sharing one, a section shows one. */
+  shapeOf(index: number): string;
 }
 
 const memoisedSaliences = new Map<string, number>();
@@ -712,7 +742,13 @@ export function createAnchoredSummaryRenderer(
       ...(shortLines === undefined
         ? {}
         : { short: { lines: shortLines, tokens: shortLines.map((line) => counter.count(line)) } }),
-      fitter: lineFitter(section.lines, lineTokens, section.keep, section.favoured ?? 0),
+      fitter: lineFitter(
+        section.lines,
+        lineTokens,
+        section.keep,
+        section.favoured ?? 0,
+        section.latestOfShape ?? false,
+      ),
       // The section's natural size.
       natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
     };
@@ -868,7 +904,7 @@ export function createAnchoredSummaryRenderer(
       1 +
       headingOf(index);
     const shapeOf = (index: number, line: number) =>
-      fitted[index]!.keep === 'salient' ? lineShape(fitted[index]!.lines[line]!) : undefined;
+      fitted[index]!.keep === 'salient' ? fitted[index]!.fitter.shapeOf(line) : undefined;
     /** Section `index`'s next line that may be shown and fits, or undefined when it has none. */
     const next = (index: number): number | undefined => {
       const order = orders[index]!;

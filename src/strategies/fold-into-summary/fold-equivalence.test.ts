@@ -54,20 +54,20 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: '393a08d1e6b2f59c11fce4086e8161f4', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
-  '0.1': { result: 'ad438c951896a3ed991071133ad5aaed', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
-  '0.15': { result: 'dfec3aa21e8b86e359cecb538a003cf4', archive: '5ff05681bdd52696c57ce0b0d081719f' },
-  '0.2': { result: '1961d00fa75c09f5ed71ae214d093a91', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
-  '0.3': { result: 'b69d69214af79b4ebcf970cb59b8e2ca', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
+  '0.05': { result: 'deb8115c25810deb9bc8bb08f7984dac', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
+  '0.1': { result: 'c40dd9feebd8859a22847674caf1d86f', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
+  '0.15': { result: '803ef1c46c7eaca66aa53c87c1f87686', archive: '5ff05681bdd52696c57ce0b0d081719f' },
+  '0.2': { result: 'bef1e443fa6fbfc082004b7ca3b0ad53', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
+  '0.3': { result: 'd15fa04653ba260a6e1b86b02e99ea13', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '02347f6db4aa43bbea22a30ffb9bdb7f',
+    result: 'cee10ad2c9b6b41c95ac18039040d59c',
     archive: '6cc53d7088ba92fd445268560ca101c2',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '19011e0c9a4247f5afe2a5aa78d23920',
+    result: 'eaf2e44d5b4effdc6ae61dc8fc86cf4e',
     archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
