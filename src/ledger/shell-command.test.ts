@@ -107,6 +107,35 @@ describe('analyzeShellCommand', () => {
     expect(effectsOf('git checkout main')).toEqual([]);
   });
 
+  it('recognises perl -i as an in-place edit (any option spelling), and perl without it as a read', () => {
+    // mini-swe-agent sessions patch multi-line blocks this way, where sed works a line at a time.
+    expect(
+      effectsOf(
+        "perl -0777 -i -pe 's/or f\\.name not in cleaned_data:\\n/:\\n/s' django/forms/models.py && nl -ba django/forms/models.py | sed -n '31,64p'",
+      ),
+    ).toEqual([
+      {
+        kind: 'edit',
+        path: 'django/forms/models.py',
+        detail: "perl -i 's/or f\\.name not in cleaned_data:\\n/:\\n/s'",
+      },
+      { kind: 'read', path: 'django/forms/models.py', detail: 'lines 31-64' },
+    ]);
+    expect(effectsOf("perl -pi -e 's/foo/bar/' src/a.js src/b.js")).toEqual([
+      { kind: 'edit', path: 'src/a.js', detail: 'perl -i s/foo/bar/' },
+      { kind: 'edit', path: 'src/b.js', detail: 'perl -i s/foo/bar/' },
+    ]);
+    expect(effectsOf("perl -i.bak -pe 's/a b/c/' .env")).toEqual([
+      { kind: 'edit', path: '.env', detail: "perl -i 's/a b/c/'" },
+    ]);
+    expect(effectsOf("perl -ne 'print if /retry/' src/a.py")).toEqual([
+      { kind: 'read', path: 'src/a.py', detail: 'perl' },
+    ]);
+    expect(analyzeShellCommand("perl -ne 'print if /retry/' src/a.py").readOnly).toBe(true);
+    // A script file, not a one-liner: what it does is not known.
+    expect(effectsOf('perl tools/rewrite.pl src/a.py')).toEqual([]);
+  });
+
   it('recognises the files a Python script patches or writes (heredoc or -c), not those it only reads', () => {
     const patch = [
       "python - <<'PY'",

@@ -1,7 +1,8 @@
 /**
- * Reads what a shell command line does to files, without running it: `cat`/`head`/`sed -n` read, `sed -i` and
- * redirections (`> file`, `cat > file <<EOF`, `tee`) write, `rm` deletes, `mv`/`cp`/`touch` move and create,
- * plus the SWE-agent commands (`open`, `create`, `edit N:M … end_of_edit`, `str_replace_editor view|create|…`).
+ * Reads what a shell command line does to files, without running it: `cat`/`head`/`sed -n` read, `sed -i`,
+ * `perl -i` and redirections (`> file`, `cat > file <<EOF`, `tee`) write, `rm` deletes, `mv`/`cp`/`touch` move
+ * and create, plus the SWE-agent commands (`open`, `create`, `edit N:M … end_of_edit`,
+ * `str_replace_editor view|create|…`).
  * One pass over the text; quotes, heredocs and `&&`/`||`/`;`/`|` are understood well enough for agent commands.
  */
 
@@ -458,6 +459,23 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
               detail:
                 range === null || range === undefined ? 'sed' : `lines ${range[1]}-${range[2] ?? range[1]}`,
             });
+        }
+        break;
+      }
+      case 'perl': {
+        // `perl -0777 -i -pe 's/…/…/s' x.py`, `perl -pi -e …`: sed's in-place edit, across lines where sed's is
+        // not. The script is the word after the option that ends in `e` (`-e`, `-pe`, `-lne`); the files follow.
+        const scriptAt = words.findIndex((word, index) => index > 0 && /^-[a-zA-Z0-9]*[eE]$/.test(word));
+        if (scriptAt === -1) break;
+        const inPlace = words.slice(1, scriptAt).some((word) => /^-[a-zA-Z0-9]*i/.test(word));
+        const script = words[scriptAt + 1];
+        const files = plainArguments(words, scriptAt + 2, new Set(['-e', '-E', '-I', '-M', '-m']));
+        if (inPlace)
+          for (const path of files)
+            effects.push({ kind: 'edit', path, detail: `perl -i ${quoteForDisplay(script ?? '')}` });
+        else if (!writesRedirect) {
+          segmentReadOnly = true;
+          for (const path of files) effects.push({ kind: 'read', path, detail: 'perl' });
         }
         break;
       }
