@@ -175,6 +175,83 @@ describe('other agents', () => {
     ]);
   });
 
+  it("reads a working tree's git diff as the record of changes a script made, where no change is known", () => {
+    const diff = [
+      'diff --git a/django/db/models/sql/query.py b/django/db/models/sql/query.py',
+      'index 9735ce10c8..14ff8c407a 100644',
+      '--- a/django/db/models/sql/query.py',
+      '+++ b/django/db/models/sql/query.py',
+      '@@ -551,3 +551,5 @@ class Query(BaseExpression):',
+      '         obj = self.clone()',
+      '+        if number > 1:',
+      '+            def update_refcounts(expr):',
+      '-        return obj',
+      '+        return obj.get_aggregation(using)',
+      'diff --git a/tests/test_count.py b/tests/test_count.py',
+      'new file mode 100644',
+      '--- /dev/null',
+      '+++ b/tests/test_count.py',
+      '@@ -0,0 +1,1 @@',
+      '+def test_count(): pass',
+      'diff --git a/setup.cfg b/setup.cfg',
+      '--- a/setup.cfg',
+      '+++ b/setup.cfg',
+      '@@ -1 +1 @@',
+      '-a',
+      '+b',
+    ].join('\n');
+    const exchanges: ToolExchange[] = [
+      {
+        name: 'bash',
+        input: { command: "nl -ba /testbed/django/db/models/sql/query.py | sed -n '540,560p'" },
+        output: '<returncode>0</returncode>',
+      },
+      {
+        name: 'bash',
+        input: { command: "sed -i 's/a/b/' setup.cfg" },
+        output: '<returncode>0</returncode>',
+      },
+      {
+        name: 'bash',
+        input: { command: "cat <<'EOF' > apply_fix.py\nfile_path = 'django/db/models/sql/query.py'\nEOF" },
+        output: '<returncode>0</returncode>',
+      },
+      { name: 'bash', input: { command: 'python apply_fix.py' }, output: '<returncode>0</returncode>' },
+      // Two commits compared: not what this session changed.
+      {
+        name: 'bash',
+        input: { command: 'git diff main..feature' },
+        output: `<returncode>0</returncode>\n<output>\n${diff.replaceAll('query.py', 'other.py')}\n</output>`,
+      },
+      {
+        name: 'bash',
+        input: { command: 'git add -A && git diff --cached' },
+        output: `<returncode>0</returncode>\n<output>\n${diff}\n</output>`,
+      },
+    ];
+    const snapshot = ledgerOf(createConversationBuilder().user('task').tools(exchanges).build());
+    expect(snapshot.files.map((file) => [file.path, file.status])).toEqual([
+      // The diff's repository-relative path names the file read under its absolute path.
+      ['/testbed/django/db/models/sql/query.py', 'modified'],
+      ['setup.cfg', 'modified'],
+      ['apply_fix.py', 'created'],
+      ['tests/test_count.py', 'created'],
+    ]);
+    expect(snapshot.files[0]!.changes).toEqual([
+      expect.objectContaining({
+        kind: 'edit',
+        tool: 'bash',
+        detail: 'git diff',
+        linesAdded: 3,
+        linesRemoved: 1,
+        hunks: 1,
+        symbols: ['Query', 'update_refcounts'],
+      }),
+    ]);
+    // A file whose change the ledger read from the command that made it keeps that record alone.
+    expect(snapshot.files[1]!.changes).toEqual([expect.objectContaining({ detail: 'sed -i s/a/b/' })]);
+  });
+
   it('OpenHands: str_replace_editor and execute_bash exit codes', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

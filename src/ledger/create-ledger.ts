@@ -10,6 +10,7 @@ import {
 } from '../messages/content.js';
 import type { IdentifiedMessage, Part, ToolCallPart, ToolResultPart } from '../messages/types.js';
 import { roles } from '../messages/types.js';
+import { parseUnifiedDiff } from './code-change.js';
 import type {
   CommandStatus,
   FileStatus,
@@ -59,6 +60,12 @@ export const maxErrorMessageIds = 10;
 const failureSignallingTools = new Set(['Bash', 'shell', 'local_shell', 'exec_command']);
 /** Text longer than this is scanned for references through its head only: a 1 MB log is not a link list. */
 const referenceScanChars = 20_000;
+
+/**
+ * `git diff` of the working tree (or the index: `--cached`), not of two commits (`a..b`) or two paths
+ * (`--no-index`): the files it shows changed were changed here.
+ */
+const workingTreeDiff = /\bgit\s+(?:(?:-C|-c)\s+\S+\s+|--no-pager\s+)*diff\b(?![^\n;&|]*(?:\.\.|--no-index))/;
 
 interface PendingCall {
   toolName: string;
@@ -221,6 +228,34 @@ export function createLedger(): Ledger {
     return { file, change, read: false };
   };
 
+  /**
+   * The files a `git diff` output shows changed, recorded as changed where the ledger knows no change of them: a
+   * script the ledger cannot read wrote them (mini-swe-agent's `python apply_fix.py`), and the diff is the record
+   * of it. A diff path is relative to the repository: it names the one known file whose path ends with it.
+   */
+  const noteDiffedFiles = (text: string, toolName: string, messageId: string) => {
+    if (!text.includes('diff --git ')) return;
+    for (const diffed of parseUnifiedDiff(text)) {
+      const key = ledgerFileKey(diffed.path);
+      let known = files.get(key);
+      if (known === undefined) {
+        const endings = [...files.values()].filter((file) => ledgerFileKey(file.path).endsWith(`/${key}`));
+        if (endings.length === 1) known = endings[0];
+      }
+      if (known?.changes.some((change) => change.failed !== true) === true) continue;
+      const action: FileAction = {
+        kind: diffed.operation === 'add' ? 'create' : diffed.operation === 'delete' ? 'delete' : 'edit',
+        path: known?.path ?? diffed.path,
+        detail: 'git diff',
+        linesAdded: diffed.linesAdded,
+        linesRemoved: diffed.linesRemoved,
+        hunks: diffed.hunks,
+      };
+      if (diffed.symbols.length > 0) action.symbols = diffed.symbols;
+      applyFileAction(action, toolName, messageId);
+    }
+  };
+
   const addToolCall = (part: ToolCallPart, messageId: string) => {
     const recognised = recogniseToolCall(part.toolName, part.input, recogniserState);
     const call: PendingCall = { toolName: part.toolName, recognised, fileEntries: [] };
@@ -340,6 +375,8 @@ export function createLedger(): Ledger {
         lines = errorLinesOf(text, { strongOnly: true, maxLines: 3 });
       }
       for (const line of lines) noteError(line, messageId, source);
+      if (command?.kind === 'shell' && !failed && workingTreeDiff.test(command.text))
+        noteDiffedFiles(text, part.toolName, messageId);
 
       if (command !== undefined && command.kind === 'shell' && !command.readOnly) {
         const summary = parseTestSummary(text, command.testRunner);
