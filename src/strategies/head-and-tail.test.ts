@@ -43,6 +43,35 @@ describe('keepHeadAndTail', () => {
     expect(count(trimmed)).toBeLessThan(count(json) / 4);
   });
 
+  it("keeps a diff's file headers from its cut middle, each between the markers of what was cut around it", () => {
+    const file = (path: string, lines: number) =>
+      [
+        `diff --git a/${path} b/${path}`,
+        `--- a/${path}`,
+        `+++ b/${path}`,
+        '@@ -1,3 +1,4 @@',
+        ...Array.from({ length: lines }, (_, line) => `+    value_${line} = compute(${line})  # changed`),
+      ].join('\n');
+    const diff = [
+      file('astropy/wcs/sliced_wcs.py', 60),
+      file('reproduce_sliced_wcs.py', 60),
+      file('setup.cfg', 40),
+    ].join('\n');
+    const trimmed = keepHeadAndTail(diff, 300, handle, count)!;
+    for (const header of ['reproduce_sliced_wcs.py', 'setup.cfg'])
+      expect(trimmed).toContain(`\ndiff --git a/${header} b/${header}\n`);
+    const markers = [...trimmed.matchAll(/^\[… (\d+) lines of this output archived: h-[0-9a-f]+ …\]$/gm)];
+    expect(markers).toHaveLength(3);
+    // Every line is kept or counted by a marker, once.
+    const keptLines = trimmed.split('\n').length - markers.length;
+    const cutLines = markers.reduce((sum, marker) => sum + Number(marker[1]), 0);
+    expect(keptLines + cutLines).toBe(diff.split('\n').length);
+    expect(count(trimmed)).toBeLessThanOrEqual(300 + 3 * 25);
+    // A call's argument (a patch the agent wrote) is cut around one marker, as before.
+    const argument = keepHeadAndTail(diff, 300, handle, count, 'argument')!;
+    expect(argument.match(/of this argument archived/g)).toHaveLength(1);
+  });
+
   it('leaves text that would lose nothing', () => {
     expect(keepHeadAndTail('one line\ntwo lines\n', 250, handle, count)).toBeUndefined();
     expect(keepHeadAndTail('', 250, handle, count)).toBeUndefined();
