@@ -132,6 +132,13 @@ describe('analyzeShellCommand', () => {
       { kind: 'read', path: 'src/a.py', detail: 'perl' },
     ]);
     expect(analyzeShellCommand("perl -ne 'print if /retry/' src/a.py").readOnly).toBe(true);
+    // A switch that takes the rest of its word (`-Mstrict`) holds no `i`; `-l` and `-0` take digits, not the `e`.
+    expect(effectsOf("perl -Mstrict -lne 'print if /retry/' src/a.py")).toEqual([
+      { kind: 'read', path: 'src/a.py', detail: 'perl' },
+    ]);
+    expect(effectsOf("perl -0777 -l0pi -e 's/a/b/' src/a.py")).toEqual([
+      { kind: 'edit', path: 'src/a.py', detail: 'perl -i s/a/b/' },
+    ]);
     // A script file, not a one-liner: what it does is not known.
     expect(effectsOf('perl tools/rewrite.pl src/a.py')).toEqual([]);
   });

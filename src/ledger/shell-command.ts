@@ -395,6 +395,27 @@ function testRunnerOf(words: readonly string[]): TestRunner | undefined {
   return undefined;
 }
 
+/**
+ * What a word of perl's switches says (`-pi`, `-0777`, `-i.bak`, `-lne`): whether it edits in place (`-i`) and
+ * whether the script follows as the next word (a cluster ending in `e`/`E`). A switch that takes the rest of the
+ * word as its value (`-Mstrict`, `-I lib`, `-F:`) ends the cluster. Undefined for a word that is not switches.
+ */
+function perlSwitches(word: string): { inPlace: boolean; script: boolean } | undefined {
+  if (!/^-[^-]/.test(word)) return undefined;
+  for (let index = 1; index < word.length; index++) {
+    const letter = word[index]!;
+    if (letter === 'i') return { inPlace: true, script: false };
+    // `-0777`, `-l`, `-l0`: an optional number, then more switches.
+    if (letter === '0' || letter === 'l') {
+      while (/[0-9]/.test(word[index + 1] ?? '')) index++;
+      continue;
+    }
+    if ('MmIDdxFC'.includes(letter)) break;
+    if (letter === 'e' || letter === 'E') return { inPlace: false, script: index === word.length - 1 };
+  }
+  return { inPlace: false, script: false };
+}
+
 function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
   const effects: ShellEffect[] = [];
   let testRunner: TestRunner | undefined;
@@ -464,12 +485,18 @@ function analyzeSegments(segments: readonly Segment[]): ShellAnalysis {
       }
       case 'perl': {
         // `perl -0777 -i -pe 's/…/…/s' x.py`, `perl -pi -e …`: sed's in-place edit, across lines where sed's is
-        // not. The script is the word after the option that ends in `e` (`-e`, `-pe`, `-lne`); the files follow.
-        const scriptAt = words.findIndex((word, index) => index > 0 && /^-[a-zA-Z0-9]*[eE]$/.test(word));
+        // not. The script is the word after the switch cluster that ends in `e`; the files follow it.
+        let inPlace = false;
+        let scriptAt = -1;
+        for (let index = 1; index < words.length && scriptAt === -1; index++) {
+          const switches = perlSwitches(words[index]!);
+          if (switches === undefined) break;
+          inPlace ||= switches.inPlace;
+          if (switches.script) scriptAt = index + 1;
+        }
         if (scriptAt === -1) break;
-        const inPlace = words.slice(1, scriptAt).some((word) => /^-[a-zA-Z0-9]*i/.test(word));
-        const script = words[scriptAt + 1];
-        const files = plainArguments(words, scriptAt + 2, new Set(['-e', '-E', '-I', '-M', '-m']));
+        const script = words[scriptAt];
+        const files = plainArguments(words, scriptAt + 1, new Set(['-e', '-E', '-I', '-M', '-m']));
         if (inPlace)
           for (const path of files)
             effects.push({ kind: 'edit', path, detail: `perl -i ${quoteForDisplay(script ?? '')}` });

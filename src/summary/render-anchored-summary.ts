@@ -475,7 +475,8 @@ function lineFitter(
     // Every line takes at least its newline: under a cap below one token nothing fits, whatever the ranking.
     if (maxTokens >= 1) {
       order ??= rank();
-      // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once.
+      // Salient lines that differ only in numbers (`settings1 = …`, `settings2 = …`) say the same thing once
+      // (and the latest of them once more, where `latestOfShape`).
       const shown = new Set<string>();
       let used = 0;
       for (const candidate of order) {

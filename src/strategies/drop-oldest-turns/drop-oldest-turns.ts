@@ -31,8 +31,8 @@ const strategyName = 'drop-oldest-turns';
  * preserved messages and anchored summaries (metadata origin `summary`); an earlier marker goes only with groups
  * dropped around it, into the new span (its handle stays reachable through the new one). The last user
  * message (not a complaint about a reply's format) and the last assistant step (the current request and the
- * work in flight) go last, only when dropping
- * everything else still leaves the budget unmet, and the last step never while a tool call in it has no result.
+ * work in flight) go last, only when dropping everything else still leaves the budget unmet, and the last step
+ * never while a tool call in it has no result.
  *
  * Each contiguous dropped span leaves one marker, `[N earlier messages archived: <handle>]` (metadata
  * origin `stub`), whose handle expands to the whole span; each turn's share of a span is archived too, as a
