@@ -1453,6 +1453,29 @@ describe('renderAnchoredSummary', () => {
     expect(roomy).not.toContain('import fs');
   });
 
+  it('under a cap shows the latest user request, which the recent turns no longer hold, before earlier ones', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 40;
+    summary.constraints.push(
+      'Wire PoIValidator into the MentorRegistry and keep the SignalSchema zod definitions stable',
+      'Rename validators/PoIValidator.ts to validators/SignalScorer.ts and update tests/poi_validator.test.ts',
+      'Audit afi-core for ESM compliance: dist/index.js, schemas/index.ts, dags/signalProcessing.js',
+      'Please scan all files under dist/ for any CommonJS usage and convert it',
+    );
+    const uncapped = counter.count(renderAnchoredSummary(summary));
+    const text = renderAnchoredSummary(summary, { maxTokens: Math.floor(uncapped / 2), counter });
+    expect(text).toContain('Please scan all files under dist/ for any CommonJS usage');
+    expect(summary.constraints.filter((request) => text.includes(request)).length).toBeLessThan(4);
+    // Where the recent turns show it, the request before it is not favoured in its place.
+    const shown = new Set(['Please scan all files under dist/ for any CommonJS usage and convert it']);
+    const inView = renderAnchoredSummary(summary, {
+      maxTokens: Math.floor(uncapped / 2),
+      conversationLines: shown,
+      counter,
+    });
+    expect(inView).not.toContain('Please scan all files');
+  });
+
   it('shows the latest of command results that differ only in numbers beside the first, not the ones between', () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 2;

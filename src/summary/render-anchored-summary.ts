@@ -116,6 +116,11 @@ interface RenderedSection {
   /** Salient sections: how many of the first lines rank `favouredFactor` times their salience. @default 0 */
   favoured?: number;
   /**
+   * Salient sections: the last line ranks `favouredLastFactor` times its salience. The latest request is where
+   * the work stands once the turns that held it are folded; the earliest ones have the most distinctive words.
+   */
+  favouredLast?: boolean;
+  /**
    * Salient sections: of lines that differ only in numbers, the latest may show beside the most salient one.
    * Outcomes: the first `Actual count: 2` shows the bug, `Successfully applied fix v6.` where the work stands.
    */
@@ -132,6 +137,13 @@ interface RenderedSection {
  *   and +3 at 20%, one lost at 5% (3 to 10 alike; 2 or applied to command results as well lost at 10%).
  */
 const favouredFactor = 3;
+
+/**
+ * How much more the favoured last line weighs (`favouredLast`: the latest request). An agent loop folds the turn
+ * that held the request in flight: on the shared sessions and two held-out sets, 10 passed 4 more probes and lost
+ * 2 (3 of the 4 what was pending at the end), `favouredFactor` 2 and 1.
+ */
+const favouredLastFactor = 10;
 
 /**
  * Below this cap, a summary's lines are chosen one by one by value per token (`chooseByValue`) rather than by
@@ -175,19 +187,29 @@ function sectionsOf(summary: AnchoredSummary, options: SectionOptions): Rendered
   );
 }
 
-/** `section` without the items whose every line the conversation shows (the favoured count kept in step). */
+/**
+ * `section` without the items whose every line the conversation shows (the favoured count kept in step; a
+ * favoured last item in view leaves no favoured last item).
+ */
 function withoutShownItems(section: RenderedSection, shown: ReadonlySet<string>): RenderedSection {
   const favoured = section.favoured ?? 0;
   let favouredLeft = favoured;
+  let lastInView = false;
   const lines = section.lines.filter((item, index) => {
     const pieces = item.split('\n').map((piece, at) => (at === 0 ? lineCore(piece) : piece.trim()));
     const inView =
       pieces.some((piece) => piece !== '') && pieces.every((piece) => piece === '' || shown.has(piece));
     if (inView && index < favoured) favouredLeft--;
+    if (inView && index === section.lines.length - 1) lastInView = true;
     return !inView;
   });
   if (lines.length === section.lines.length) return section;
-  return { ...section, lines, ...(section.favoured === undefined ? {} : { favoured: favouredLeft }) };
+  return {
+    ...section,
+    lines,
+    ...(section.favoured === undefined ? {} : { favoured: favouredLeft }),
+    ...(section.favouredLast === true && lastInView ? { favouredLast: false } : {}),
+  };
 }
 
 /**
@@ -244,6 +266,7 @@ function allSectionsOf(
       weight: 0.12,
       lines: bullets(summary.constraints),
       keep: 'salient',
+      favouredLast: true,
     },
     // In the order the session touched them: identifier density says nothing about a file's row (it ranked short
     // paths above long ones and left rows out with room to spare), and the recent turns show the latest files.
@@ -426,9 +449,7 @@ interface FittedLines {
 function lineFitter(
   lines: readonly string[],
   lineTokens: readonly number[],
-  policy: LinePolicy,
-  favoured: number,
-  latestOfShape: boolean,
+  { policy, favoured, favouredLast, latestOfShape }: FitPolicy,
 ): LineFitter {
   let order: FitCandidate[] | undefined;
   const fitted = new Map<string, FittedLines>();
@@ -459,7 +480,12 @@ function lineFitter(
       return {
         line,
         index,
-        score: index < favoured && score >= minSalience ? score * favouredFactor : score,
+        score:
+          favouredLast && index === lines.length - 1 && score >= minSalience
+            ? score * favouredLastFactor
+            : index < favoured && score >= minSalience
+              ? score * favouredFactor
+              : score,
       };
     });
     if (salient) ranked.sort((a, b) => b.score - a.score || a.index - b.index);
@@ -524,6 +550,14 @@ function lineFitter(
     return rankedIndexes;
   };
   return { fit, ranked, shapeOf };
+}
+
+/** How a section's lines are chosen under a cap (see `RenderedSection`). */
+interface FitPolicy {
+  policy: LinePolicy;
+  favoured: number;
+  favouredLast: boolean;
+  latestOfShape: boolean;
 }
 
 interface LineFitter {
@@ -681,6 +715,7 @@ interface FittedSection {
   title: string;
   keep: LinePolicy;
   favoured: number;
+  favouredLast: boolean;
   lines: readonly string[];
   lineTokens: readonly number[];
   /** The lines' short forms (`RenderedSection.shortLines`) and their counts, where the section has them. */
@@ -727,6 +762,7 @@ export function createAnchoredSummaryRenderer(
         candidate.title === section.title &&
         candidate.keep === section.keep &&
         candidate.favoured === (section.favoured ?? 0) &&
+        candidate.favouredLast === (section.favouredLast ?? false) &&
         candidate.lines.length === section.lines.length &&
         candidate.lines.every((line, index) => line === section.lines[index]),
     );
@@ -738,18 +774,18 @@ export function createAnchoredSummaryRenderer(
       title: section.title,
       keep: section.keep,
       favoured: section.favoured ?? 0,
+      favouredLast: section.favouredLast ?? false,
       lines: section.lines,
       lineTokens,
       ...(shortLines === undefined
         ? {}
         : { short: { lines: shortLines, tokens: shortLines.map((line) => counter.count(line)) } }),
-      fitter: lineFitter(
-        section.lines,
-        lineTokens,
-        section.keep,
-        section.favoured ?? 0,
-        section.latestOfShape ?? false,
-      ),
+      fitter: lineFitter(section.lines, lineTokens, {
+        policy: section.keep,
+        favoured: section.favoured ?? 0,
+        favouredLast: section.favouredLast ?? false,
+        latestOfShape: section.latestOfShape ?? false,
+      }),
       // The section's natural size.
       natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
     };
