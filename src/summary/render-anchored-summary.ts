@@ -141,7 +141,7 @@ const favouredFactor = 3;
 /**
  * How much more the favoured last line weighs (`favouredLast`: the latest request). An agent loop folds the turn
  * that held the request in flight: on the shared sessions and two held-out sets, 10 passed 4 more probes and lost
- * 2 (3 of the 4 what was pending at the end), `favouredFactor` 2 and 1.
+ * 2 (3 of the 4 asked what was pending at the end); `favouredFactor` (3) passed 2 more and lost 1.
  */
 const favouredLastFactor = 10;
 
