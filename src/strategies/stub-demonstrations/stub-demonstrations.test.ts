@@ -395,6 +395,50 @@ describe('stubDemonstrations', () => {
     expect(stubDemonstrations().apply(result.messages, context).actions).toEqual([]);
   });
 
+  it('leaves a harness note shorter than its stub where it is, and stubs the long one beside it', () => {
+    // aider: a long output before the request, a one-line note between two requests.
+    const first = 'Integrate shiftTaxBrackets() into yearCycle.';
+    const second = 'First, show me the shiftTaxBrackets() function.';
+    const note = 'Added src/tax.ts to the chat';
+    const merged = repairMessages(
+      [
+        {
+          role: 'user',
+          content: `# aider chat started at 2026-09-27 18:02:43\n${example}`,
+          metadata: { harness: true },
+        },
+        { role: 'user', content: first },
+        { role: 'user', content: note, metadata: { harness: true } },
+        { role: 'user', content: second },
+        { role: 'assistant', content: 'Here it is.' },
+      ],
+      { provider: 'anthropic' },
+    ).messages;
+    const messages = assignIds(merged);
+    const result = stubDemonstrations().apply(messages, strategyContext());
+    const content = result.messages[0]!.content as Part[];
+    expect(content.map((part) => (part.type === 'text' ? part.text : part.type))).toEqual([
+      expect.stringMatching(/^\[text before the request archived: h-[0-9a-f]{20} · \d+ tokens\]$/),
+      first,
+      note,
+      second,
+    ]);
+    expect(result.actions[0]!.description).not.toContain('between requests');
+    // A message whose only candidate is such a note is left as it is.
+    const short = assignIds(
+      repairMessages(
+        [
+          { role: 'user', content: first },
+          { role: 'user', content: note, metadata: { harness: true } },
+          { role: 'user', content: second },
+          { role: 'assistant', content: 'Here it is.' },
+        ],
+        { provider: 'anthropic' },
+      ).messages,
+    );
+    expect(stubDemonstrations({ minTokens: 1 }).apply(short, strategyContext()).actions).toEqual([]);
+  });
+
   it('archives a whole expansion message that is not preserved, as it does a demonstration', () => {
     const messages = assignIds([
       userMessage('/orchestrator update CLAUDE.md'),

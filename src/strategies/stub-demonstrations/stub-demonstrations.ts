@@ -143,8 +143,8 @@ function withStub(
  * The parts before the request (`requestPart`) as one stub, those after it (`expansionPart`) as another when
  * the message is not preserved, they are harness notes only or they take more than `maxExpansionShare` of the
  * budget, and each run of harness notes merged between
- * requests (`harnessParts`) as one; the request's own parts unchanged. Undefined when none applies or all are
- * stubs already.
+ * requests (`harnessParts`) as one; the request's own parts unchanged, and so is a run its stub would not make
+ * shorter. Undefined when none applies or all are stubs already.
  */
 function withPartsStubbed(
   message: IdentifiedMessage,
@@ -210,14 +210,18 @@ function withPartsStubbed(
   let tokens = 0;
   for (const { start, end, kind, stub } of runs) {
     for (let covered = start; covered < end; covered++) newIndex[covered] = content.length;
-    if (!stub || kind === undefined) content.push(...parts.slice(start, end));
+    const runTokens = stub && kind !== undefined ? textTokens(parts.slice(start, end), context) : 0;
+    const text = kind === undefined ? '' : stubText(stubPrefixOf[kind], handle, runTokens);
+    // A short note (aider's `Added x to the chat`) stays: its stub would cost more than it does.
+    if (!stub || kind === undefined || context.accountant.countText(text) >= runTokens)
+      content.push(...parts.slice(start, end));
     else {
-      const runTokens = textTokens(parts.slice(start, end), context);
       tokens += runTokens;
       stubbedKinds.push(kind);
-      content.push({ type: 'text', text: stubText(stubPrefixOf[kind], handle, runTokens) } as Part);
+      content.push({ type: 'text', text } as Part);
     }
   }
+  if (stubbedKinds.length === 0) return undefined;
   const metadata = { ...message.metadata };
   if (requestStart > 0) metadata.requestPart = newIndex[requestStart]!;
   if (hasExpansion) metadata.expansionPart = newIndex[expansionPart]!;
