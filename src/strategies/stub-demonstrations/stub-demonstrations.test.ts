@@ -439,6 +439,34 @@ describe('stubDemonstrations', () => {
     expect(stubDemonstrations({ minTokens: 1 }).apply(short, strategyContext()).actions).toEqual([]);
   });
 
+  it("keeps in a harness note's stub what the step before it did: aider's applied edits and commits", () => {
+    const output = [
+      '> Tokens: 7.9k sent, 713 received. Cost: $0.03 message, $0.14 session.',
+      '> Applied edit to src/components/ModalSignalReview.tsx',
+      '> Commit 0d4b6dc feat: add ModalSignalReview component for signal review functionality',
+      '> You can use /undo to undo and discard each aider commit.',
+      example,
+    ].join('\n');
+    const merged = repairMessages(
+      [
+        { role: 'user', content: output.replaceAll('> ', ''), metadata: { harness: true } },
+        { role: 'user', content: 'Now add a test for it.' },
+        { role: 'assistant', content: 'Here it is.' },
+      ],
+      { provider: 'anthropic' },
+    ).messages;
+    const result = stubDemonstrations().apply(assignIds(merged), strategyContext());
+    const stub = (result.messages[0]!.content as Part[])[0]!;
+    expect(stub).toEqual({
+      type: 'text',
+      text: expect.stringMatching(
+        /^\[text before the request archived: h-[0-9a-f]{20} · \d+ tokens · Applied edit to src\/components\/ModalSignalReview\.tsx · Commit 0d4b6dc feat: add ModalSignalReview component for signal review functionality\]$/,
+      ),
+    });
+    // The stub is not stubbed again.
+    expect(stubDemonstrations().apply(result.messages, strategyContext()).actions).toEqual([]);
+  });
+
   it('archives a whole expansion message that is not preserved, as it does a demonstration', () => {
     const messages = assignIds([
       userMessage('/orchestrator update CLAUDE.md'),

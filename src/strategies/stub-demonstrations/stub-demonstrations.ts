@@ -210,11 +210,12 @@ function withPartsStubbed(
   let tokens = 0;
   for (const { start, end, kind, stub } of runs) {
     for (let covered = start; covered < end; covered++) newIndex[covered] = content.length;
-    const runTokens = stub && kind !== undefined ? textTokens(parts.slice(start, end), context) : 0;
-    const text = kind === undefined ? '' : stubText(stubPrefixOf[kind], handle, runTokens);
+    const run = parts.slice(start, end);
+    const runTokens = stub && kind !== undefined ? textTokens(run, context) : 0;
+    const text =
+      stub && kind !== undefined ? stubText(stubPrefixOf[kind], handle, runTokens, outcomeLines(run)) : '';
     // A short note (aider's `Added x to the chat`) stays: its stub would cost more than it does.
-    if (!stub || kind === undefined || context.accountant.countText(text) >= runTokens)
-      content.push(...parts.slice(start, end));
+    if (!stub || kind === undefined || context.accountant.countText(text) >= runTokens) content.push(...run);
     else {
       tokens += runTokens;
       stubbedKinds.push(kind);
@@ -246,9 +247,30 @@ function withPartsStubbed(
 
 type StubKind = 'before' | 'between' | 'after';
 
-/** A stub's text: what it stands for (`prefix`), the handle of the original message and its size. */
-function stubText(prefix: string, handle: string, tokens: number): string {
-  return `${prefix}${handle} · ${tokens} tokens]`;
+/** A stub's text: what it stands for (`prefix`), the handle of the original message, its size and outcomes. */
+function stubText(prefix: string, handle: string, tokens: number, outcomes: readonly string[] = []): string {
+  return `${prefix}${handle} · ${tokens} tokens${outcomes.map((line) => ` · ${line}`).join('')}]`;
+}
+
+/** What aider printed after applying an edit: which file it edited, the commit it made. */
+const aiderOutcome = /^(?:Applied edit to \S.*|Commit [0-9a-f]{7,40} \S.*)$/gm;
+const maxOutcomeChars = 160;
+
+/**
+ * The outcomes a harness note reports (aider's `Applied edit to x`, `Commit 1a2b3c4 feat: …`): what the step
+ * before it did, which its stub keeps in view (the first two, each cut at `maxOutcomeChars`).
+ */
+function outcomeLines(parts: readonly Part[]): string[] {
+  const lines: string[] = [];
+  for (const part of parts) {
+    if (part.type !== 'text') continue;
+    for (const match of part.text.matchAll(aiderOutcome)) {
+      const line = match[0].trim();
+      lines.push(line.length > maxOutcomeChars ? `${line.slice(0, maxOutcomeChars - 1)}…` : line);
+      if (lines.length === 2) return lines;
+    }
+  }
+  return lines;
 }
 
 /** Whether `parts` are one stub text with `prefix`: a pass before left them so. */
