@@ -4,6 +4,7 @@ import { closedFenceBodies } from '../internal/markdown-fences.js';
 import {
   isDemonstration,
   isErrorOutput,
+  isFormatComplaint,
   isHarnessNote,
   messageText,
   toolOutputText,
@@ -418,7 +419,7 @@ export function createLedger(): Ledger {
         for (const path of contextFiles)
           if (typeof path === 'string' && path !== '') applyFileAction({ kind: 'read', path }, 'context', id);
       // A harness's rejection of the agent's reply (mini-swe-agent's "found 2 actions") is an error it saw.
-      if (message.role === 'user' && message.metadata?.formatError === true) {
+      if (message.role === 'user' && isFormatComplaint(message)) {
         const first = firstMeaningfulLine(messageText(message));
         if (first !== undefined) noteError(first, id, userSource);
       }

@@ -52,6 +52,8 @@ export {
 } from './shell-command.js';
 export { parseTestSummary, type TestSummary, withoutTestRunHeaders } from './test-summary.js';
 export {
+  aiderCommitLine,
+  aiderOutcomeLine,
   errorLinesOf,
   exitCodeOf,
   normaliseError,

@@ -59,6 +59,13 @@ const strongErrorLinePattern =
  * noise, not the command's output.
  */
 export const shellHookNoiseLine = /\bdump_(?:bash|zsh)_state\b/;
+
+/** aider's note after an edit it committed, `Commit 1a2b3c4 fix: …`, in the user's place. */
+const aiderCommit = String.raw`Commit [0-9a-f]{7,40} \S.*`;
+/** A line of aider's notes that is a commit it made. */
+export const aiderCommitLine = new RegExp(`^${aiderCommit}$`, 'gm');
+/** A line of aider's notes that says what an edit did: the file it applied it to, or the commit it made. */
+export const aiderOutcomeLine = new RegExp(`^(?:Applied edit to \\S.*|${aiderCommit})$`, 'gm');
 const noiseLinePattern =
   /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:(?!\d+\s+[Ee]rror\b))|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
 

@@ -98,6 +98,14 @@ export function isHarnessNote(message: Message): boolean {
   return message.metadata?.harness === true;
 }
 
+/**
+ * Whether a message is the harness's complaint about the agent's reply (`metadata.formatError`: mini-swe-agent's
+ * "Please always provide EXACTLY ONE action"): an error the agent saw, neither a request nor a step's output.
+ */
+export function isFormatComplaint(message: Message): boolean {
+  return message.metadata?.formatError === true;
+}
+
 /** Whether a message is a prompt the harness wrote for a request (`metadata.expansion`): a command's. */
 export function isExpansion(message: Message): boolean {
   return message.metadata?.expansion === true;

@@ -4,6 +4,7 @@ export {
   isEmptyMessage,
   isErrorOutput,
   isExpansion,
+  isFormatComplaint,
   isHarnessNote,
   isOriginalRequest,
   isUserRequest,

@@ -1,4 +1,5 @@
 import {
+  aiderCommitLine,
   type RecogniserState,
   recogniseToolCall,
   rejectedEditErrors,
@@ -24,8 +25,6 @@ const tallyLine =
   /\b\d[\d,]*\s+(?:files?|insertions?|deletions?|tests?|passed|failed|errors?|warnings?|rows?|records?|items?|packages?|modules?|blocks?)\b/i;
 /** `git commit`'s first line, `[main 1a2b3c4] Fix the parser`: the commit's id and subject, a result. */
 const gitCommitLine = /^\[[^\]\s]+(?: \(root-commit\))? [0-9a-f]{7,40}\] \S/;
-/** aider's note after an edit it committed, `Commit 1a2b3c4 fix: …`, in the user's place. */
-const aiderCommitLine = /^Commit [0-9a-f]{7,40} \S.*$/gm;
 /** Read-only, but what they print is where the work stands (the branch, what is committed). */
 const gitStateCommand = /\bgit\s+(?:status|branch|rev-parse)\b/;
 

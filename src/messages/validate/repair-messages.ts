@@ -1,5 +1,5 @@
 import { InvalidArgumentError } from '../../errors/index.js';
-import { isDemonstration, isExpansion, isHarnessNote, isUserRequest } from '../content.js';
+import { isDemonstration, isExpansion, isFormatComplaint, isHarnessNote, isUserRequest } from '../content.js';
 import { parseMessages } from '../parse.js';
 import type { Provider } from '../provider.js';
 import type {
@@ -689,7 +689,7 @@ function mergeMessages(run: readonly Message[]): Message {
     if (!run.every(isDemonstration)) delete merged.metadata.demo;
     if (!run.every(isHarnessNote)) delete merged.metadata.harness;
     // A rejection of the agent's reply only while the message is nothing else: the ledger reads its first line.
-    if (!run.every((message) => message.metadata?.formatError === true)) delete merged.metadata.formatError;
+    if (!run.every(isFormatComplaint)) delete merged.metadata.formatError;
     if (!run.every(isExpansion)) delete merged.metadata.expansion;
     // A stub (a drop marker, an output's stand-in) only when all were: merged with a message's content, it is that
     // message (its id too), and says where it came from (a marker passed for one would hide the content from a

@@ -1,5 +1,5 @@
 import { type ArchiveEntry, archiveHandle } from '../../archive/archive-store.js';
-import { systemPromptLength, toolCallsOf, toolResultsOf } from '../../messages/content.js';
+import { isFormatComplaint, systemPromptLength, toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { repairMessages, validateMessages } from '../../messages/validate/index.js';
 import type {
@@ -233,8 +233,7 @@ function groupMessages(messages: readonly IdentifiedMessage[], context: Strategy
   messages.forEach((message, index) => {
     // The harness's complaint about a reply's format (mini-swe-agent) is neither the request in flight nor what
     // a step saw: kept last, it outlived the steps that came after it.
-    if (message.role === 'user' && !isMarker(message) && message.metadata?.formatError !== true)
-      lastUser = index;
+    if (message.role === 'user' && !isMarker(message) && !isFormatComplaint(message)) lastUser = index;
   });
   const systemPrompt = systemPromptLength(messages);
   for (const { start, end } of messageGroups(messages)) {

@@ -1,4 +1,5 @@
 import { archiveHandle } from '../../archive/archive-store.js';
+import { aiderOutcomeLine } from '../../ledger/index.js';
 import { isDemonstration, isExpansion } from '../../messages/content.js';
 import type { IdentifiedMessage, Message, Part } from '../../messages/types.js';
 import type { Strategy, StrategyAction, StrategyContext, StrategyResult } from '../strategy.js';
@@ -252,8 +253,6 @@ function stubText(prefix: string, handle: string, tokens: number, outcomes: read
   return `${prefix}${handle} · ${tokens} tokens${outcomes.map((line) => ` · ${line}`).join('')}]`;
 }
 
-/** What aider printed after applying an edit: which file it edited, the commit it made. */
-const aiderOutcome = /^(?:Applied edit to \S.*|Commit [0-9a-f]{7,40} \S.*)$/gm;
 const maxOutcomeChars = 160;
 
 /**
@@ -264,7 +263,7 @@ function outcomeLines(parts: readonly Part[]): string[] {
   const lines: string[] = [];
   for (const part of parts) {
     if (part.type !== 'text') continue;
-    for (const match of part.text.matchAll(aiderOutcome)) {
+    for (const match of part.text.matchAll(aiderOutcomeLine)) {
       const line = match[0].trim();
       lines.push(line.length > maxOutcomeChars ? `${line.slice(0, maxOutcomeChars - 1)}…` : line);
       if (lines.length === 2) return lines;
