@@ -310,9 +310,10 @@ function* compactOnce(
     recentTurns === undefined ? settings : { ...settings, keepRecentTurns: recentTurns.keepRecentTurns };
   const preservedIds = preservedMessageIds(messages, configured);
 
-  const run = (preserved: ReadonlySet<string>) =>
-    runPipeline(messages, { ...settings, preservedIds: preserved, count, fixedTokens });
-  let attempt = yield* run(preservedIds);
+  const relaxations = strict ? [] : relaxedPreservations(configured);
+  const run = (preserved: ReadonlySet<string>, finalPass: boolean) =>
+    runPipeline(messages, { ...settings, preservedIds: preserved, finalPass, count, fixedTokens });
+  let attempt = yield* run(preservedIds, relaxations.length === 0);
   const fewerTurns: CompactReport['relaxedPreservation'] =
     recentTurns === undefined
       ? undefined
@@ -328,9 +329,9 @@ function* compactOnce(
     // outputs become stubs with handles), stopping at the first that makes the budget hold. When none does,
     // the smallest result is the one closest to fitting. The system prompt and pinned messages are never given up.
     let smallest: { run: PipelineRun; relaxed: Preservation; ids: Set<string> } | undefined;
-    for (const relaxed of relaxedPreservations(configured)) {
+    for (const [index, relaxed] of relaxations.entries()) {
       const ids = preservedMessageIds(messages, relaxed);
-      const retry = yield* run(ids);
+      const retry = yield* run(ids, index === relaxations.length - 1);
       if (retry.tokens <= budgetTokens) {
         smallest = { run: retry, relaxed, ids };
         break;
@@ -415,6 +416,7 @@ interface PipelineRun {
 
 interface PipelineSettings extends CompactSettings {
   preservedIds: ReadonlySet<string>;
+  finalPass: boolean;
   count: (messages: readonly Message[]) => number;
   fixedTokens: number;
 }
@@ -429,6 +431,7 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
     archive,
     strategies,
     preservedIds,
+    finalPass,
     count,
     fixedTokens,
   } = settings;
@@ -452,6 +455,7 @@ function* runPipeline(input: IdentifiedMessage[], settings: PipelineSettings): E
         accountant,
         archive,
         preservedIds,
+        finalPass,
       };
       const result: StrategyResult = yield { strategy, messages, context };
       messages = result.messages;

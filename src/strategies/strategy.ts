@@ -21,6 +21,12 @@ export interface StrategyContext {
    * user message with `metadata.requestPart`, its request.
    */
   preservedIds: ReadonlySet<string>;
+  /**
+   * Set on the engine's last pass, when no weaker preservation is left to try (strict mode, or the weakest one):
+   * what a strategy keeps while the engine may still free room elsewhere, it may then give up (the fold renders
+   * an existing summary again into less room).
+   */
+  finalPass?: boolean;
 }
 
 export interface StrategyAction {

@@ -22,6 +22,27 @@ function textOf(messages: readonly Message[]): string {
   return messages.map((message) => messageText(message)).join('\n');
 }
 
+/** A short name per step that differs in letters (lines that differ only in numbers show once). */
+const stepName = (step: number) =>
+  String.fromCharCode(97 + (step % 26), 97 + Math.floor(step / 26), 97 + (step % 7));
+
+/** Failing test runs, one per step: many short facts, so a summary's record wants more than any room. */
+function failingSteps(from: number, to: number): Message[] {
+  const builder = createConversationBuilder();
+  for (let step = from; step < to; step++)
+    builder.tools([
+      {
+        name: 'Bash',
+        input: { command: `npm test -- ${stepName(step)}` },
+        output: {
+          type: 'error-text',
+          value: `Error: ${stepName(step)} failed at src/retry/${stepName(step)}.ts`,
+        },
+      },
+    ]);
+  return builder.build();
+}
+
 describe('foldIntoSummary in compact', () => {
   it('folds dropped turns into one summary that keeps their facts, within budget and valid', () => {
     const input = uploadSession(8);
@@ -283,28 +304,10 @@ describe('foldIntoSummary in compact', () => {
 
   it('leaves headroom after a merge only for a conversation a step over the budget, not one compacted ahead', () => {
     // Many short facts: the summary's record wants more than any room, and its lines fill the room they get.
-    // Names that differ in letters (lines that differ only in numbers show once).
-    const name = (step: number) =>
-      String.fromCharCode(97 + (step % 26), 97 + Math.floor(step / 26), 97 + (step % 7));
-    const steps = (from: number, to: number) => {
-      const builder = createConversationBuilder();
-      for (let step = from; step < to; step++)
-        builder.tools([
-          {
-            name: 'Bash',
-            input: { command: `npm test -- ${name(step)}` },
-            output: {
-              type: 'error-text',
-              value: `Error: ${name(step)} failed at src/retry/${name(step)}.ts`,
-            },
-          },
-        ]);
-      return builder.build();
-    };
     const archive = createMemoryArchive();
     const input = [
       ...createConversationBuilder().system('You are a coding agent.').user('Fix the retry cases.').build(),
-      ...steps(0, 60),
+      ...failingSteps(0, 60),
     ];
     const budgetTokens = Math.floor(countOf(input) * 0.3);
     const fold = { budgetTokens, ...engine, archive, strategies: [foldIntoSummary()] };
@@ -312,9 +315,9 @@ describe('foldIntoSummary in compact', () => {
     // Steps appended until the conversation is just over the budget; or a long stretch of work.
     let next = 60;
     const justOver: Message[] = [...first];
-    while (countOf(justOver) <= budgetTokens) justOver.push(...steps(next, ++next));
+    while (countOf(justOver) <= budgetTokens) justOver.push(...failingSteps(next, ++next));
     expect(countOf(justOver)).toBeLessThanOrEqual(budgetTokens * 1.1);
-    const farOver = [...first, ...steps(60, 120)];
+    const farOver = [...first, ...failingSteps(60, 120)];
     const free = (messages: Message[]) => {
       const output = compact(messages, fold).messages;
       const { message, record } = soleSummary(output);
@@ -326,6 +329,44 @@ describe('foldIntoSummary in compact', () => {
     // 4% of the budget stays free for the next steps; compacted from further over, the summary takes it.
     expect(free(justOver)).toBeGreaterThanOrEqual(Math.floor(budgetTokens * 0.04));
     expect(free(farOver)).toBeLessThan(Math.floor(budgetTokens * 0.04));
+  });
+
+  it('renders its summary again, record unchanged, when steps appended since leave nothing to fold', () => {
+    // Everything beside the summary is pinned, the new note too: only the summary can give way. It was rendered
+    // into the room the first compaction had, and the note does not fit beside it.
+    const archive = createMemoryArchive();
+    const input = [
+      ...createConversationBuilder().system('You are a coding agent.').user('Fix the retry cases.').build(),
+      ...failingSteps(0, 60),
+    ];
+    const options = { budgetTokens: Math.floor(countOf(input) * 0.3), ...engine, archive };
+    const first = compact(input, options).messages;
+    const before = soleSummary(first);
+    const note = Array.from(
+      { length: 12 },
+      (_, step) => `The retry budget for case ${stepName(step)} stays at ${step} attempts.`,
+    ).join(' ');
+    const pinned = [
+      ...first.map((message) =>
+        message === before.message
+          ? message
+          : { ...message, metadata: { ...message.metadata, pinned: true } },
+      ),
+      ...assignIds([{ role: 'user', content: note, metadata: { pinned: true } }]),
+    ];
+    expect(countOf(pinned)).toBeGreaterThan(options.budgetTokens);
+    const second = compact(pinned, options);
+    expect(second.report.withinBudget).toBe(true);
+    expect(second.report.actions.map((action) => action.type)).toEqual(['refit-summary']);
+    const after = soleSummary(second.messages);
+    expect(after.message.id).toBe(before.message.id);
+    expect(after.message.metadata).toEqual(before.message.metadata);
+    expect(accountant.countMessage(after.message)).toBeLessThan(accountant.countMessage(before.message));
+    // Every other message as it was.
+    expect(second.messages.filter((message) => message !== after.message)).toEqual(
+      pinned.filter((message) => message !== before.message),
+    );
+    expect(compact(second.messages, options).messages).toEqual(second.messages);
   });
 
   it("files code a later span writes into a file an earlier fold saw created as the created file's", () => {

@@ -289,7 +289,18 @@ function foldOnce(
   }
   spans.sort((a, b) => a.index - b.index);
   const done = (result: StrategyResult) => ({ result, wanted: 0, room: 0, over: 0, summaryTokens: 0 });
-  if (spans.length === 0 || (existingMessage !== undefined && existing === undefined)) return done(dropped);
+  if (existingMessage !== undefined && existing === undefined) return done(dropped);
+  // Nothing new to fold on the engine's last pass, but the summary an earlier compaction rendered into the room it
+  // had then no longer fits beside the steps appended since: it is rendered again from its record, unchanged,
+  // into the room left (without this, an agent loop stayed over a budget its summary alone could meet). Not
+  // before: while the engine may still free room by folding more (fewer recent turns, the task), the summary
+  // keeps its room (giving it up first, agent-loop replays lost probes: shared 56/95/125 -> 54/95/125).
+  const refit =
+    context.finalPass === true &&
+    spans.length === 0 &&
+    existing !== undefined &&
+    accountant.countTotal(output) > budgetTokens;
+  if (spans.length === 0 && !refit) return done(dropped);
 
   const handles: string[] = [];
   const spanMessages: IdentifiedMessage[] = [];
@@ -309,37 +320,10 @@ function foldOnce(
     }
   };
   for (const { handle } of spans) addSpan(handle);
-  if (handles.length === 0) return done(dropped);
-  const { task } = settings;
-  const restoredHandles: string[] = [];
-  const originals = restoreOriginals(spanMessages, archive, restoredHandles);
-  // The spans first (the header names them), then the stubbed outputs inside them, each expandable alone.
-  const recordHandles = [...handles, ...restoredHandles];
-  const previous = settings.record;
-  // A round that drops no more than the one before folds the same span into the same record: reuse it
-  // (not when a hook may extend it in place).
-  const sameSpan =
-    previous !== undefined &&
-    settings.extendRecord === undefined &&
-    previous.originals.length === originals.length &&
-    previous.originals.every((message, index) => originals[index] === message) &&
-    previous.handles.length === recordHandles.length &&
-    previous.handles.every((handle, index) => recordHandles[index] === handle);
-  const deterministic = sameSpan
-    ? previous.record
-    : buildAnchoredSummary(originals, {
-        handles: recordHandles,
-        maxIntentChars: settings.maxIntentChars,
-        ledger: ledgerOf(originals, settings),
-        // A span that extends the previous round's carries on with what its record worked out.
-        ...(previous === undefined ? {} : { previous: previous.record }),
-        ...(task === undefined ? {} : { task: task.text }),
-        ...(existing === undefined ? {} : { mergesInto: existing }),
-      });
-  settings.record = { originals, handles: recordHandles, record: deterministic };
-  const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
-  const record: AnchoredSummary = existing === undefined ? update : mergeAnchoredSummary(existing, update);
-
+  if (handles.length === 0 && !refit) return done(dropped);
+  const { record, recordHandles } = refit
+    ? { record: existing!, recordHandles: [] }
+    : foldedRecord(spanMessages, handles, existing, context, settings);
   // Where the summary goes: in place of the existing summary, or of the first new marker.
   const targetIndex = existingIndex !== -1 ? existingIndex : firstMarkerIndex!;
   const target = output[targetIndex]!;
@@ -353,16 +337,20 @@ function foldOnce(
   const { intent } = record;
   const taskKept =
     intent !== undefined && output.some((message) => message.role === 'user' && showsTask(message, intent));
-  // One handle in the header: an index of the spans and of the outputs stubbed inside them.
-  const indexHandle = summaryIndex(
-    archive,
-    existingMessage,
-    existing,
-    recordHandles,
-    record.handles,
-    { messageIds: [id], strategy: settings.name },
-    settings,
-  );
+  // One handle in the header: an index of the spans and of the outputs stubbed inside them (a refit folds none).
+  const existingHandle = existingMessage?.metadata?.handle;
+  const indexHandle =
+    refit && typeof existingHandle === 'string'
+      ? existingHandle
+      : summaryIndex(
+          archive,
+          existingMessage,
+          existing,
+          recordHandles,
+          record.handles,
+          { messageIds: [id], strategy: settings.name },
+          settings,
+        );
   // A line the recent turns show (the same error again, a command rerun) is not repeated: its room goes to others.
   const lines = linesAround(output, targetIndex, settings);
   const rendererOptions = {
@@ -441,12 +429,14 @@ function foldOnce(
   }
   const summaryTokens = accountant.countMessage(summaryMessage);
   const action: StrategyAction = {
-    type: existing === undefined ? 'fold-summary' : 'merge-summary',
+    type: refit ? 'refit-summary' : existing === undefined ? 'fold-summary' : 'merge-summary',
     strategy: settings.name,
     messageIds: [summaryMessage.id, ...spanMessages.map((message) => message.id)],
     tokensBefore: accountant.countMessage(target),
     tokensAfter: summaryTokens,
-    description: `${existing === undefined ? 'folded' : 'merged'} ${spanMessages.length} dropped messages into the anchored summary (${handles.join(', ')})`,
+    description: refit
+      ? `rendered the anchored summary again into the ${maxTokens} tokens left beside the steps appended since (nothing new to fold; its record is unchanged)`
+      : `${existing === undefined ? 'folded' : 'merged'} ${spanMessages.length} dropped messages into the anchored summary (${handles.join(', ')})`,
   };
   return {
     result: { messages: final, actions: [...dropped.actions, action], warnings: dropped.warnings },
@@ -455,6 +445,49 @@ function foldOnce(
     over: accountant.countTotal(final) - budgetTokens,
     summaryTokens,
   };
+}
+
+/**
+ * The record of a fold: the spans' originals (`spanMessages`, their stubbed outputs restored from the archive)
+ * built into a deterministic record and merged into the existing summary's, and the handles the record names
+ * (the spans first, then the restored outputs, each expandable alone).
+ */
+function foldedRecord(
+  spanMessages: readonly IdentifiedMessage[],
+  handles: readonly string[],
+  existing: AnchoredSummary | undefined,
+  { archive }: StrategyContext,
+  settings: FoldSettings,
+): { record: AnchoredSummary; recordHandles: string[] } {
+  const { task } = settings;
+  const restoredHandles: string[] = [];
+  const originals = restoreOriginals(spanMessages, archive, restoredHandles);
+  const recordHandles = [...handles, ...restoredHandles];
+  const previous = settings.record;
+  // A round that drops no more than the one before folds the same span into the same record: reuse it
+  // (not when a hook may extend it in place).
+  const sameSpan =
+    previous !== undefined &&
+    settings.extendRecord === undefined &&
+    previous.originals.length === originals.length &&
+    previous.originals.every((message, index) => originals[index] === message) &&
+    previous.handles.length === recordHandles.length &&
+    previous.handles.every((handle, index) => recordHandles[index] === handle);
+  const deterministic = sameSpan
+    ? previous.record
+    : buildAnchoredSummary(originals, {
+        handles: recordHandles,
+        maxIntentChars: settings.maxIntentChars,
+        ledger: ledgerOf(originals, settings),
+        // A span that extends the previous round's carries on with what its record worked out.
+        ...(previous === undefined ? {} : { previous: previous.record }),
+        ...(task === undefined ? {} : { task: task.text }),
+        ...(existing === undefined ? {} : { mergesInto: existing }),
+      });
+  settings.record = { originals, handles: recordHandles, record: deterministic };
+  const update = settings.extendRecord?.(originals, deterministic) ?? deterministic;
+  const record: AnchoredSummary = existing === undefined ? update : mergeAnchoredSummary(existing, update);
+  return { record, recordHandles };
 }
 
 /**
