@@ -60,16 +60,76 @@ describe('keepHeadAndTail', () => {
     const trimmed = keepHeadAndTail(diff, 300, handle, count)!;
     for (const header of ['reproduce_sliced_wcs.py', 'setup.cfg'])
       expect(trimmed).toContain(`\ndiff --git a/${header} b/${header}\n`);
-    const markers = [...trimmed.matchAll(/^\[… (\d+) lines of this output archived: h-[0-9a-f]+ …\]$/gm)];
-    expect(markers).toHaveLength(3);
-    // Every line is kept or counted by a marker, once.
-    const keptLines = trimmed.split('\n').length - markers.length;
-    const cutLines = markers.reduce((sum, marker) => sum + Number(marker[1]), 0);
-    expect(keptLines + cutLines).toBe(diff.split('\n').length);
-    expect(count(trimmed)).toBeLessThanOrEqual(300 + 3 * 25);
+    // The first file's changes from the first on, as far as they fit.
+    expect(trimmed).toMatch(/\n\+ {4}value_0 = compute\(0\) {2}# changed\n\+ {4}value_1 =/);
+    expectEveryLineOnce(diff, trimmed);
+    expect(count(trimmed)).toBeLessThanOrEqual(300 + 5);
     // A call's argument (a patch the agent wrote) is cut around one marker, as before.
     const argument = keepHeadAndTail(diff, 300, handle, count, 'argument')!;
     expect(argument.match(/of this argument archived/g)).toHaveLength(1);
+  });
+
+  it("keeps a diff's changed lines rather than its ends: context and blank added lines go first", () => {
+    const context = (from: number, lines: number) =>
+      Array.from(
+        { length: lines },
+        (_, line) => `     unchanged_${from + line} = settings.lookup("key_${from + line}")`,
+      );
+    const diff = [
+      'diff --git a/django/db/models/sql/query.py b/django/db/models/sql/query.py',
+      'index 9735ce10c8..14ff8c407a 100644',
+      '--- a/django/db/models/sql/query.py',
+      '+++ b/django/db/models/sql/query.py',
+      '@@ -551,48 +551,60 @@ class Query(BaseExpression):',
+      ...context(0, 20),
+      '-        return obj.get_aggregation(using, ["__count"])["__count"]',
+      '+        used_expressions = set()',
+      '+        if any(isinstance(a, Subquery) for a in obj.annotations.values()):',
+      '+            return obj.get_aggregation(using, ["__count"])["__count"]',
+      '+',
+      ...context(20, 20),
+      '+',
+      '+    ',
+      '+',
+      ...context(40, 8),
+    ].join('\n');
+    const before = count(diff);
+    const trimmed = keepHeadAndTail(diff, 120, handle, count)!;
+    for (const line of diff
+      .split('\n')
+      .filter((line) => /^[-+]/.test(line) && !/^(?:[-+]\s*|--- .*|\+\+\+ .*)$/.test(line)))
+      expect(trimmed).toContain(`${line}\n`);
+    expect(trimmed).not.toContain('unchanged_');
+    expectEveryLineOnce(diff, trimmed);
+    expect(count(trimmed)).toBeLessThanOrEqual(120 + 5);
+    expect(count(trimmed)).toBeLessThan(before / 5);
+    // Head and tail would have kept the context around the change and cut the change itself.
+    const headAndTail = keepHeadAndTail(diff, 120, handle, count, 'argument')!;
+    expect(headAndTail).not.toContain('used_expressions');
+  });
+
+  it('property: a trimmed diff keeps whole lines in order, each cut one counted once, within the tokens asked', () => {
+    const line = fc.oneof(
+      fc.constantFrom('@@ -10,7 +10,9 @@ def f():', 'diff --git a/x.py b/x.py', '+', ' ', ''),
+      fc
+        .tuple(fc.constantFrom('+', '-', ' ', ''), fc.string({ minLength: 1, maxLength: 120 }))
+        .map(([sign, body]) => `${sign}${body.replace(/[\r\n]/g, ' ')}`),
+    );
+    fc.assert(
+      fc.property(
+        fc.array(line, { maxLength: 80 }),
+        fc.integer({ min: 60, max: 400 }),
+        (lines, maxTokens) => {
+          const diff = ['--- a/x.py', '+++ b/x.py', '@@ -1,3 +1,3 @@', ...lines].join('\n');
+          const trimmed = keepHeadAndTail(diff, maxTokens, handle, count);
+          if (trimmed === undefined) return;
+          expectEveryLineOnce(diff, trimmed);
+          expect(count(trimmed)).toBeLessThanOrEqual(maxTokens + 5);
+          expect(count(trimmed)).toBeLessThan(count(diff));
+        },
+      ),
+      { numRuns: 300 },
+    );
   });
 
   it('leaves text that would lose nothing', () => {
@@ -100,3 +160,20 @@ describe('keepHeadAndTail', () => {
     );
   });
 });
+
+/** Every line of `original` is in `trimmed` in order, or counted by the marker standing where it was, once. */
+function expectEveryLineOnce(original: string, trimmed: string): void {
+  const lines = original.split('\n');
+  // A marker at the end stands for the last line's newline too.
+  if (original.endsWith('\n') && !trimmed.endsWith('\n')) lines.pop();
+  let at = 0;
+  for (const line of trimmed.split('\n')) {
+    const marker = /^\[… (\d+) lines? of this output archived(?:: h-[0-9a-f]+)? …\]$/.exec(line);
+    if (marker !== null) at += Number(marker[1]);
+    else {
+      expect(lines[at]).toBe(line);
+      at++;
+    }
+  }
+  expect(at).toBe(lines.length);
+}
