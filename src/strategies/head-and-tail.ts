@@ -152,6 +152,8 @@ function keepDiffChanges(
   let used = firstMarkerTokens;
   const keep = (index: number, limit: number): boolean => {
     const added = markersAdded(index);
+    // A piece takes a token at least: once the room is short, most are refused without counting them.
+    if (used + 1 + added * markerTokens > limit) return false;
     const cost = tokensOf(index) + added * markerTokens;
     if (used + cost > limit) return false;
     kept[index] = 1;
