@@ -1,8 +1,9 @@
 /**
  * Cutting a long text to its first and last lines, the middle replaced by a marker that names the archived
- * original: what a command printed first and how it ended, a file's head and tail. Used where an output or a call
- * argument must shrink but not vanish (the engine's last-turn trim, the output that brings a conversation within
- * budget when stubbing it whole would leave room unused).
+ * original: what a command printed first and how it ended, a file's head and tail; of an output that is a diff,
+ * its file headers and changed lines, between markers. Used where an output or a call argument must shrink but
+ * not vanish (the engine's last-turn trim, the output that brings a conversation within budget when stubbing it
+ * whole would leave room unused).
  */
 
 /** Share of a trimmed text's tokens kept from its start; the rest from its end. */
