@@ -22,7 +22,7 @@ import { createConversationBuilder } from '../testing/message-builders.js';
 import { createTokenAccountant } from '../tokens/index.js';
 import { type CompactOptions, type CompactResult, compact, compactAsync } from './compact.js';
 import { defaultStrategies } from './named-strategies.js';
-import { preservedMessageIds } from './preservation.js';
+import { preservedMessageIds, recentTurnsThatFit } from './preservation.js';
 import { trimStrategyName } from './trim-last-turn.js';
 
 /** The engine's trim of a long output in the last turn (stub-tool-outputs trims the output that meets the budget too). */
@@ -986,6 +986,41 @@ describe('compact', () => {
     const within = run(input, { budgetTokens, recentTurnsMaxShare: 0.5 }).result;
     expect(within.report.relaxedPreservation).toBeUndefined();
     expectPreservedIdentical(input, within, 2);
+  });
+
+  it('names a summary among what the recent turns share the room with', () => {
+    const ids = assignIds(agentSession());
+    const summary: IdentifiedMessage = {
+      role: 'assistant',
+      content:
+        '[precis summary of 9 earlier messages — archived: h-0123456789abcdef0123]\n\n## Files\n- `src/retry.ts` read',
+      id: 'summary-1',
+      metadata: { origin: 'summary' },
+    };
+    const reason = (messages: IdentifiedMessage[]) => {
+      const kept = (keepRecentTurns: number) => {
+        const preserved = preservedMessageIds(messages, { keepRecentTurns, preserveFirstUserMessage: true });
+        return countOf(messages.filter((message) => preserved.has(message.id)));
+      };
+      // The last two turns would take half of the room.
+      const budgetTokens = kept(0) + 2 * (kept(2) - kept(0));
+      const settings = {
+        budgetTokens,
+        accountant,
+        archive: createMemoryArchive(),
+        strict: false,
+        lastTurnCompressible: true,
+        recentTurnsMaxShare: 1 / 3,
+        preamblesArchived: false,
+        keepRecentTurns: 2,
+        preserveFirstUserMessage: true,
+      };
+      return recentTurnsThatFit(messages, settings, countOf, false)?.reason;
+    };
+    expect(reason(ids)).toMatch(/tokens left beside the system prompt and the task: kept the last turn/);
+    expect(reason([ids[0]!, ids[1]!, summary, ...ids.slice(2)])).toMatch(
+      /tokens left beside the system prompt, the task and the summary: kept the last turn/,
+    );
   });
 
   it('does not blame recent turns that are only the system prompt and the task', () => {

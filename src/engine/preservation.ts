@@ -80,6 +80,8 @@ function recentTurnsRoom(
   count: (messages: readonly Message[]) => number,
 ): {
   room: number;
+  /** What the room is left beside, for a warning: the system prompt and the task, and the summary where one is. */
+  beside: string;
   recentIds: (turns: number) => Set<string>;
   recentTokens: (turns: number) => number;
 } {
@@ -101,8 +103,12 @@ function recentTurnsRoom(
     return count(counted.filter((message) => ids.has(message.id)));
   };
   const anchorTokens = keptTokens(0);
+  const summarised = messages.some(
+    (message) => message.metadata?.origin === 'summary' && kept(0).has(message.id),
+  );
   return {
     room: settings.budgetTokens - anchorTokens,
+    beside: summarised ? 'the system prompt, the task and the summary' : 'the system prompt and the task',
     recentIds: (turns) => new Set([...kept(turns)].filter((id) => !kept(0).has(id))),
     recentTokens: (turns) => keptTokens(turns) - anchorTokens,
   };
@@ -122,7 +128,7 @@ export function recentTurnsThatFit(
   const { keepRecentTurns, recentTurnsMaxShare } = settings;
   // Strict mode keeps the configured preservation or throws.
   if (keepRecentTurns <= 1 || recentTurnsMaxShare >= 1 || settings.strict) return undefined;
-  const { room, recentTokens } = recentTurnsRoom(messages, settings, count);
+  const { room, beside, recentTokens } = recentTurnsRoom(messages, settings, count);
   const configuredTokens = recentTokens(keepRecentTurns);
   // Recent turns that are the system prompt and the task alone take nothing of the room.
   if (configuredTokens === 0 || configuredTokens <= recentTurnsMaxShare * room) return undefined;
@@ -132,8 +138,8 @@ export function recentTurnsThatFit(
     keepRecentTurns: turns,
     reason:
       `the last ${keepRecentTurns} turns (${configuredTokens} tokens) would take more than ` +
-      `${Math.round(recentTurnsMaxShare * 100)}% of the ${Math.max(0, room)} tokens left beside the system prompt ` +
-      `and the task: kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} ` +
+      `${Math.round(recentTurnsMaxShare * 100)}% of the ${Math.max(0, room)} tokens left beside ${beside}: ` +
+      `kept ${turns === 1 ? 'the last turn' : `the last ${turns}`} ` +
       (lastTurnTrimmed
         ? `(${turns === 1 ? 'its' : "the last one's"} largest tool outputs or arguments trimmed) `
         : 'byte-identical ') +
@@ -173,7 +179,7 @@ export function trimmedLastTurn(
     ...trimmed,
     reason:
       `the last turn (${lastTurnTokens} tokens) would take more than ${Math.round(recentTurnsMaxShare * 100)}% ` +
-      `of the ${room} tokens left beside the system prompt and the task: kept the first and last lines of ` +
+      `of the ${room} tokens left beside ${recent.beside}: kept the first and last lines of ` +
       (trims === 1 ? `its largest ${noun}` : `its ${trims} largest ${noun}s`) +
       ' (recentTurnsMaxShare; the whole texts are in the archive)',
   };
