@@ -105,6 +105,41 @@ describe('trimLastTurnTexts', () => {
     expect(outputValue(more.messages[2]!, 2)).toBe(log(5, 'small'));
   });
 
+  it("keeps a submitted diff's changed lines, expandable, and leaves it alone once trimmed", () => {
+    const context = (from: number) =>
+      Array.from({ length: 40 }, (_, line) => `     settings_${from + line} = load("key_${from + line}")`);
+    const changes = [
+      '-        return obj.get_aggregation(using, ["__count"])["__count"]',
+      '+        if any(isinstance(a, Subquery) for a in obj.annotations.values()):',
+      '+            return obj.get_aggregation(using, ["__count"])["__count"]',
+    ];
+    const diff = [
+      'diff --git a/django/db/models/sql/query.py b/django/db/models/sql/query.py',
+      'index 9735ce10c8..14ff8c407a 100644',
+      '--- a/django/db/models/sql/query.py',
+      '+++ b/django/db/models/sql/query.py',
+      '@@ -551,83 +551,84 @@ class Query(BaseExpression):',
+      ...context(0),
+      ...changes,
+      ...context(40),
+    ].join('\n');
+    const messages = lastTurn(diff);
+    const archive = createMemoryArchive();
+    const ids = new Set(messages.slice(1).map((message) => message.id));
+    const tokens = count(diff);
+    const result = trimLastTurnTexts(messages, ids, tokens - minTrimmedTokens, { accountant, archive });
+    const [action] = result.actions;
+    const trimmed = outputValue(result.messages[2]!);
+    for (const line of changes) expect(trimmed).toContain(`\n${line}\n`);
+    expect(trimmed).not.toContain('settings_20');
+    expect(trimmed.startsWith(`${diff.split('\n')[0]}\n`)).toBe(true);
+    expect(trimmed).toContain(`of this output archived: ${action!.handle} …]`);
+    expect(action!.tokensAfter).toBeLessThanOrEqual(minTrimmedTokens);
+    expect(expand(archive, action!.handle!).content).toEqual({ type: 'text', value: diff });
+    // Compacting again finds it trimmed already.
+    expect(trimLastTurnTexts(result.messages, ids, 50, { accountant, archive }).actions).toEqual([]);
+  });
+
   it('leaves outputs outside the last turn, images, small cuts and trimmed outputs alone', () => {
     const screenshot = {
       type: 'content',
