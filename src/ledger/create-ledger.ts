@@ -229,6 +229,17 @@ export function createLedger(): Ledger {
     return { file, change, read: false };
   };
 
+  /** The one known file whose key ends with `ending` (the map's keys are the files' keys), or undefined. */
+  const fileEndingWith = (ending: string): LedgerFile | undefined => {
+    let found: LedgerFile | undefined;
+    for (const [key, file] of files) {
+      if (!key.endsWith(ending)) continue;
+      if (found !== undefined) return undefined;
+      found = file;
+    }
+    return found;
+  };
+
   /**
    * The files a `git diff` output shows changed, recorded as changed where the ledger knows no change of them: a
    * script the ledger cannot read wrote them (mini-swe-agent's `python apply_fix.py`), and the diff is the record
@@ -238,11 +249,7 @@ export function createLedger(): Ledger {
     if (!text.includes('diff --git ')) return;
     for (const diffed of parseUnifiedDiff(text)) {
       const key = ledgerFileKey(diffed.path);
-      let known = files.get(key);
-      if (known === undefined) {
-        const endings = [...files.values()].filter((file) => ledgerFileKey(file.path).endsWith(`/${key}`));
-        if (endings.length === 1) known = endings[0];
-      }
+      const known = files.get(key) ?? fileEndingWith(`/${key}`);
       if (known?.changes.some((change) => change.failed !== true) === true) continue;
       const action: FileAction = {
         kind: diffed.operation === 'add' ? 'create' : diffed.operation === 'delete' ? 'delete' : 'edit',

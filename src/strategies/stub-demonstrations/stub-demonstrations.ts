@@ -212,11 +212,14 @@ function withPartsStubbed(
   for (const { start, end, kind, stub } of runs) {
     for (let covered = start; covered < end; covered++) newIndex[covered] = content.length;
     const run = parts.slice(start, end);
-    const runTokens = stub && kind !== undefined ? textTokens(run, context) : 0;
-    const text =
-      stub && kind !== undefined ? stubText(stubPrefixOf[kind], handle, runTokens, outcomeLines(run)) : '';
+    if (!stub || kind === undefined) {
+      content.push(...run);
+      continue;
+    }
+    const runTokens = textTokens(run, context);
+    const text = stubText(stubPrefixOf[kind], handle, runTokens, outcomeLines(run));
     // A short note (aider's `Added x to the chat`) stays: its stub would cost more than it does.
-    if (!stub || kind === undefined || context.accountant.countText(text) >= runTokens) content.push(...run);
+    if (context.accountant.countText(text) >= runTokens) content.push(...run);
     else {
       tokens += runTokens;
       stubbedKinds.push(kind);
