@@ -560,6 +560,25 @@ interface FitPolicy {
   latestOfShape: boolean;
 }
 
+/** A section's fit policy, its defaults filled in. */
+function fitPolicyOf(section: RenderedSection): FitPolicy {
+  return {
+    policy: section.keep,
+    favoured: section.favoured ?? 0,
+    favouredLast: section.favouredLast ?? false,
+    latestOfShape: section.latestOfShape ?? false,
+  };
+}
+
+function sameFitPolicy(a: FitPolicy, b: FitPolicy): boolean {
+  return (
+    a.policy === b.policy &&
+    a.favoured === b.favoured &&
+    a.favouredLast === b.favouredLast &&
+    a.latestOfShape === b.latestOfShape
+  );
+}
+
 interface LineFitter {
   fit(maxTokens: number, shownElsewhere?: ReadonlySet<number>): FittedLines;
   ranked(): readonly number[];
@@ -713,9 +732,7 @@ export interface CreateAnchoredSummaryRendererOptions
 /** One section of a renderer, with what fitting its lines to caps has worked out. */
 interface FittedSection {
   title: string;
-  keep: LinePolicy;
-  favoured: number;
-  favouredLast: boolean;
+  fit: FitPolicy;
   lines: readonly string[];
   lineTokens: readonly number[];
   /** The lines' short forms (`RenderedSection.shortLines`) and their counts, where the section has them. */
@@ -757,12 +774,11 @@ export function createAnchoredSummaryRenderer(
   const earlier = previous === undefined ? undefined : renderedSections.get(previous);
   const reusable = earlier?.counter === baseCounter ? earlier.sections : [];
   const fitted = sections.map((section): FittedSection => {
+    const fit = fitPolicyOf(section);
     const same = reusable.find(
       (candidate) =>
         candidate.title === section.title &&
-        candidate.keep === section.keep &&
-        candidate.favoured === (section.favoured ?? 0) &&
-        candidate.favouredLast === (section.favouredLast ?? false) &&
+        sameFitPolicy(candidate.fit, fit) &&
         candidate.lines.length === section.lines.length &&
         candidate.lines.every((line, index) => line === section.lines[index]),
     );
@@ -772,20 +788,13 @@ export function createAnchoredSummaryRenderer(
     const { shortLines } = section;
     return {
       title: section.title,
-      keep: section.keep,
-      favoured: section.favoured ?? 0,
-      favouredLast: section.favouredLast ?? false,
+      fit,
       lines: section.lines,
       lineTokens,
       ...(shortLines === undefined
         ? {}
         : { short: { lines: shortLines, tokens: shortLines.map((line) => counter.count(line)) } }),
-      fitter: lineFitter(section.lines, lineTokens, {
-        policy: section.keep,
-        favoured: section.favoured ?? 0,
-        favouredLast: section.favouredLast ?? false,
-        latestOfShape: section.latestOfShape ?? false,
-      }),
+      fitter: lineFitter(section.lines, lineTokens, fit),
       // The section's natural size.
       natural: lineTokens.reduce((sum, tokens) => sum + tokens + 1, 0),
     };
@@ -923,9 +932,9 @@ export function createAnchoredSummaryRenderer(
     const shownCores = new Set<string>();
     const shapes = fitted.map(() => new Set<string>());
     const orders = fitted.map((section) => {
-      if (section.keep === 'salient') return section.fitter.ranked();
+      if (section.fit.policy === 'salient') return section.fitter.ranked();
       const all = section.lines.map((_, index) => index);
-      return section.keep === 'latest' ? all.reverse() : all;
+      return section.fit.policy === 'latest' ? all.reverse() : all;
     });
     const positions = fitted.map(() => 0);
     // Lines shown in their short form, per section.
@@ -941,7 +950,7 @@ export function createAnchoredSummaryRenderer(
       1 +
       headingOf(index);
     const shapeOf = (index: number, line: number) =>
-      fitted[index]!.keep === 'salient' ? fitted[index]!.fitter.shapeOf(line) : undefined;
+      fitted[index]!.fit.policy === 'salient' ? fitted[index]!.fitter.shapeOf(line) : undefined;
     /** Section `index`'s next line that may be shown and fits, or undefined when it has none. */
     const next = (index: number): number | undefined => {
       const order = orders[index]!;
@@ -952,7 +961,7 @@ export function createAnchoredSummaryRenderer(
         const repeated =
           (core !== undefined && shownCores.has(core)) || (shape !== undefined && shapes[index]!.has(shape));
         if (!repeated && costOf(index, line) <= left) return line;
-        if (!repeated && fitted[index]!.keep === 'prefix') positions[index] = order.length;
+        if (!repeated && fitted[index]!.fit.policy === 'prefix') positions[index] = order.length;
         else positions[index]!++;
       }
       return undefined;
