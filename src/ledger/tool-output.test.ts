@@ -85,6 +85,74 @@ describe('errorLinesOf', () => {
     ]);
   });
 
+  it("skips the source line under a Python frame: it is the code that raised, not the exception's message", () => {
+    const text = [
+      'Traceback (most recent call last):',
+      '  File "/testbed/reproduce.py", line 34, in <module>',
+      '    pt = SkyCoord(frame=wcs_to_celestial_frame(fits_wcs))',
+      '  File "/testbed/astropy/wcs/utils.py", line 219, in wcs_to_celestial_frame',
+      '    raise ValueError("Could not determine celestial frame corresponding to "',
+      'ValueError: Could not determine celestial frame corresponding to the specified WCS object',
+    ].join('\n');
+    expect(errorLinesOf(text)).toEqual([
+      'ValueError: Could not determine celestial frame corresponding to the specified WCS object',
+    ]);
+    // The exception right after a frame (no source to show) is the message.
+    expect(errorLinesOf('  File "<stdin>", line 9\nSyntaxError: invalid syntax')).toEqual([
+      'SyntaxError: invalid syntax',
+    ]);
+  });
+
+  it("takes a package manager's message lines, not the fields npm lists around them, yarn's exit line or their pointers", () => {
+    const text = [
+      'npm error code EAI_AGAIN',
+      'npm error syscall getaddrinfo',
+      'npm error errno EAI_AGAIN',
+      'npm error request to https://registry.npmjs.org/@types%2fnode failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org',
+      'npm error A complete log of this run can be found in: /root/.npm/_logs/2025-01-01T00_00_00_000Z-debug-0.log',
+    ].join('\n');
+    expect(errorLinesOf(text)).toEqual([
+      'npm error request to https://registry.npmjs.org/@types%2fnode failed, reason: getaddrinfo EAI_AGAIN registry.npmjs.org',
+    ]);
+    const lifecycle = [
+      'npm ERR! code ELIFECYCLE',
+      'npm ERR! errno 2',
+      'npm ERR! app@1.0.0 build: `tsc`',
+    ].join('\n');
+    expect(errorLinesOf(lifecycle)).toEqual(['npm ERR! app@1.0.0 build: `tsc`']);
+    const yarn = [
+      'error Running this command will add the dependency to the workspace root.',
+      'error Command failed with exit code 1.',
+      'info Visit https://yarnpkg.com/en/docs/cli/add for documentation about this command.',
+    ].join('\n');
+    expect(errorLinesOf(yarn)).toEqual([
+      'error Running this command will add the dependency to the workspace root.',
+    ]);
+  });
+
+  it('skips a line that quotes the output with its colour codes written out: it copies lines read where they stand', () => {
+    const text = [
+      "test_parse.ts:44:44 - error TS2339: Property 'url' does not exist on type 'ThemeFix'.",
+      '    at reportTSError (/repo/node_modules/ts-node/src/index.ts:754:19) {',
+      "  diagnosticText: `\\x1B[96mtest_parse.ts\\x1B[0m:\\x1B[93m44\\x1B[0m - \\x1B[91merror\\x1B[0m TS2339: Property 'url' does not exist.\\n`,",
+      '}',
+    ].join('\n');
+    expect(errorLinesOf(text)).toEqual([
+      "test_parse.ts:44:44 - error TS2339: Property 'url' does not exist on type 'ThemeFix'.",
+    ]);
+  });
+
+  it("skips an inspected object's error property whose value is a reference or a code frame", () => {
+    const text = [
+      "error: Session 'test-session' not found.",
+      '    pid: undefined,',
+      '    error: [Circular],',
+      "    error:  6 | import { execSync } from 'child_process';",
+      '    error: null,',
+    ].join('\n');
+    expect(errorLinesOf(text)).toEqual(["error: Session 'test-session' not found."]);
+  });
+
   it('strips tool_use_error tags and folds repeats', () => {
     expect(errorLinesOf('<tool_use_error>File does not exist.</tool_use_error>')).toEqual([
       'File does not exist.',
@@ -280,6 +348,20 @@ describe('errorLinesOf: an error line that leaves its message to the next line',
     expect(
       errorLinesOf('error: these files would be overwritten by checkout:\n\tsrc/a.ts\nAborting'),
     ).toEqual(['error: these files would be overwritten by checkout: ↵ src/a.ts']);
+  });
+
+  it('takes the error lines under a lead-in of their own, not the lead-in: they say what it means', () => {
+    const text = [
+      'TSError: ⨯ Unable to compile TypeScript:',
+      "test_parse.ts:1:32 - error TS2459: Module './parse' declares 'SiteProps' locally, but it is not exported.",
+      '',
+      "1 import {parseSitesFixesConfig, SiteProps} from './parse';",
+      "test_parse.ts:29:16 - error TS2304: Cannot find name 'SitesFixesParserOptions'.",
+    ].join('\n');
+    expect(errorLinesOf(text)).toEqual([
+      "test_parse.ts:1:32 - error TS2459: Module './parse' declares 'SiteProps' locally, but it is not exported.",
+      "test_parse.ts:29:16 - error TS2304: Cannot find name 'SitesFixesParserOptions'.",
+    ]);
   });
 
   it('does not join a stack frame, a code frame, a line too far down or a plain line after a complete error', () => {

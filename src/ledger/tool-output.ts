@@ -69,8 +69,28 @@ export const aiderOutcomeLine = new RegExp(`^(?:Applied edit to \\S.*|${aiderCom
 const noiseLinePattern =
   /^\s*(?:[✓✔√]|PASS\s|\d+(?:→|\t|:(?!\d+\s+[Ee]rror\b))|\[(?:Command finished|The command completed|Current working directory|Python interpreter)|Exit code\b|<\/?returncode>|<\/?output>|EXECUTION RESULT|OBSERVATION:|Traceback \(most recent call last\):\s*$|[-=_*~^]{3,}\s*$|During handling of the above exception)/;
 
+/**
+ * What a package manager prints around a failure's message: npm's fields, one per line (`npm error code EAI_AGAIN`,
+ * `errno`, `syscall`, `path`) and where its log went; yarn's `error Command failed with exit code 1.` and its
+ * pointer to the docs. The message lines say the same and more (`npm error request to … failed, reason: getaddrinfo
+ * EAI_AGAIN …`, `npm ERR! ERESOLVE unable to resolve dependency tree`), and the exit code is the command's status.
+ */
+export const packageManagerReportLine =
+  /^\s*(?:npm (?:ERR!|error) (?:(?:code|errno|syscall|path|dest|signal) \S+\s*$|A complete log of this run can be found in\b|Log files were not written\b)|error Command failed with exit code -?\d+\.\s*$|info Visit https:\/\/yarnpkg\.com\/\S+ for documentation about this command\.\s*$)/;
+
+/**
+ * A colour code written out as text (`\x1B[91m`, `\u001b[0m`): the line quotes, escaped, what an output printed
+ * (Node's inspection of an error's properties, a repr, a dumped log), a copy of lines read where they stand.
+ */
+export const escapedColourCode = /\\(?:x1b|u001b|033)\[/i;
+
 function isNoiseLine(line: string): boolean {
-  return noiseLinePattern.test(line) || shellHookNoiseLine.test(line);
+  return (
+    noiseLinePattern.test(line) ||
+    shellHookNoiseLine.test(line) ||
+    packageManagerReportLine.test(line) ||
+    escapedColourCode.test(line)
+  );
 }
 
 /** A heading that names an error but not its message, as dev servers' overlays print it ("Unhandled Runtime Error"). */
@@ -79,6 +99,14 @@ const errorHeadingPattern = /^\s*(?:[A-Z][a-z]+ ){1,3}(?:Error|Exception)\s*$/;
 const bareErrorEndPattern = /(?:\b(?:Error|Exception|ERROR|FAILED?)|:)\s*$/;
 /** Lines that locate an error instead of stating it: stack frames, code frames, carets, arrows. */
 const locatingLinePattern = /^\s*(?:at\s|File "|in\s|\d+\s*\||>\s*\d+\s*\||-->|\^|\|)/;
+/**
+ * An `error` property in an inspected object (`error: [Circular],`, Bun's `error:  6 | import …`): its value is a
+ * reference or a code frame, not a message.
+ */
+const inspectedErrorPropertyPattern =
+  /^\s*error:\s+(?:\d+\s*\||\[(?:Circular|Object|Array|Function)\b[^\]]*\],?\s*$|(?:undefined|null),?\s*$)/;
+/** A Python traceback's frame (`File "x.py", line 12, in f`): the line after it is the frame's source. */
+const pythonFramePattern = /^\s*File "[^"\n]*", line \d+/;
 /** A line of carets (and tildes) under a source line, pointing at where an error is. */
 const caretLinePattern = /^\s*\^[\s^~]*$/;
 /** How many lines after a bare error line its message may be (blank lines in between). */
@@ -156,24 +184,35 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
       found.push(line);
     }
   let start = 0;
+  // Whether the line before is a Python frame: an indented line after one is the frame's source (`raise
+  // ValueError(…`); the exception closes the traceback at column 0, also right after a frame.
+  let afterFrame = false;
   while (start < text.length && found.length < maxLines) {
     const { raw, next } = lineAt(text, start);
     start = next;
+    const sourceLine = afterFrame && /^\s/.test(raw);
+    if (raw.trim() !== '') afterFrame = pythonFramePattern.test(raw);
     if (raw.length < 3 || isNoiseLine(raw)) continue;
     const matches = pattern.test(raw);
     const heading = errorHeadingPattern.test(raw);
     if (!matches && !heading) continue;
     // A stack frame locates an error (`at new NodeError (node:internal/errors:405:5)`); a line a caret points
-    // into is source code the error shows (Node's `throw new Error(…)` over `^`).
-    if (locatingLinePattern.test(raw) || caretLinePattern.test(lineAt(text, start).raw)) continue;
+    // into, or a Python frame's, is source code the error shows (Node's `throw new Error(…)` over `^`).
+    if (
+      sourceLine ||
+      locatingLinePattern.test(raw) ||
+      inspectedErrorPropertyPattern.test(raw) ||
+      caretLinePattern.test(lineAt(text, start).raw)
+    )
+      continue;
     let line = cleanErrorLine(raw, maxChars);
     if (line === '') continue;
     if (heading || bareErrorEndPattern.test(line)) {
       const message = messageAfter(text, start, pattern);
-      // A heading over an error line of its own: that line says more, and is taken on its own.
-      if (message === 'error line' && heading) continue;
-      if (message !== undefined && message !== 'error line')
-        line = cleanErrorLine(`${line}${lineBreakMark}${message}`, maxChars);
+      // A heading or a lead-in over an error line of its own (`TSError: ⨯ Unable to compile TypeScript:` over
+      // each `error TS2304: …`): that line says more, and is taken on its own.
+      if (message === 'error line') continue;
+      if (message !== undefined) line = cleanErrorLine(`${line}${lineBreakMark}${message}`, maxChars);
       // A heading the pattern does not take alone (strong mode) counts only with its message.
       else if (!matches) continue;
     }

@@ -250,6 +250,31 @@ describe('commandResultLines', () => {
     expect(commandResultLines(messages)).toEqual(['Compiled successfully in 4.2s', 'wrote dist/index.js']);
   });
 
+  it("takes a package manager's failure message for its last line, not the log or docs it points to", () => {
+    const messages = shellSession('Install the types.', [
+      [
+        'npm i --save-dev @types/node',
+        [
+          'npm error code EAI_AGAIN',
+          'npm error request to https://registry.npmjs.org/@types%2fnode failed, reason: getaddrinfo EAI_AGAIN',
+          'npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log',
+        ].join('\n'),
+      ],
+      [
+        'yarn add -D vitest',
+        [
+          'error Running this command will add the dependency to the workspace root.',
+          'error Command failed with exit code 1.',
+          'info Visit https://yarnpkg.com/en/docs/cli/add for documentation about this command.',
+        ].join('\n'),
+      ],
+    ]);
+    expect(commandResultLines(messages)).toEqual([
+      'npm error request to https://registry.npmjs.org/@types%2fnode failed, reason: getaddrinfo EAI_AGAIN',
+      'error Running this command will add the dependency to the workspace root.',
+    ]);
+  });
+
   it("leaves out Node's own stack frames, keeping the error and the project's frames", () => {
     const crash = [
       'node:internal/modules/cjs/loader:1080',

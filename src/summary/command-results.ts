@@ -1,5 +1,7 @@
 import {
   aiderCommitLine,
+  escapedColourCode,
+  packageManagerReportLine,
   type RecogniserState,
   recogniseToolCall,
   rejectedEditErrors,
@@ -187,8 +189,6 @@ export function lastResultLine(text: string, skip?: (line: string) => boolean): 
  */
 const noiseLine =
   /^(?:> |[✓✔√]\s|(?:Duration|Start at)\s|\((?:Open file|Current directory): .*\)$|bash-\$$|Your command ran successfully and did not produce any output\.$|\[File: .* \(\d+ lines total\)\]$|(?:rootdir|configfile|plugins|cachedir|testpaths|random seed|hash randomization):\s|(?:executable|architecture|cache|ground types|numpy):\s{2}|[-+] [\w.-]+==[\w.+!-]+$|[\w.-]+:\S* [\w.-]+\$$|[\w.-]+@[\w.-]+(?: \S+ [%#]|:\S*[$#])$)/;
-/** An inspected string's colour codes, escaped (`'\x1B[7m37\x1B[0m const result…'`): a dump of a log, not a result. */
-const escapedColourCode = /\\(?:x1[Bb]|u001[Bb])\[/;
 /**
  * A place inside Node itself or a dependency (`at Module._load (node:internal/modules/cjs/loader:981:27)`, the
  * `node:internal/…:1080` heading a crash, `at run (/repo/node_modules/mocha/lib/cli/run.js:374:5)`, with the ` {`
@@ -198,7 +198,10 @@ const escapedColourCode = /\\(?:x1[Bb]|u001[Bb])\[/;
 const foreignFrame =
   /^(?:(?:at (?:.* \()?)?node:[\w/.-]+:\d+(?::\d+)?\)?|at (?:.* \()?[^()\s]*\/node_modules\/[^()\s]*:\d+:\d+\)?)(?: \{)?$/;
 
-/** A line worth keeping as a result: some letters, not an output wrapper, a stub, noise or a foreign frame. */
+/**
+ * A line worth keeping as a result: some letters, not an output wrapper, a stub, noise, a quoted log, a package
+ * manager's report fields or a foreign frame.
+ */
 function isResultLine(line: string): boolean {
   return (
     line.length >= 6 &&
@@ -207,6 +210,7 @@ function isResultLine(line: string): boolean {
     !noiseLine.test(line) &&
     !shellHookNoiseLine.test(line) &&
     !escapedColourCode.test(line) &&
+    !packageManagerReportLine.test(line) &&
     !(line.length <= maxNoteChars && foreignFrame.test(line))
   );
 }
