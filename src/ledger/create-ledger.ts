@@ -6,6 +6,7 @@ import {
   isErrorOutput,
   isFormatComplaint,
   isHarnessNote,
+  isWorkedExample,
   messageText,
   toolOutputText,
 } from '../messages/content.js';
@@ -41,16 +42,6 @@ import {
   normaliseError,
   rejectedEditErrors,
 } from './tool-output.js';
-
-/**
- * A text that is a worked example a framework put in front of the task, and nothing after it (OpenHands:
- * `--- START OF EXAMPLE ---` … `--- END OF EXAMPLE ---`, which its importer splits from the task).
- */
-const workedExample = /^-{3,} START OF EXAMPLE -{3,}[\s\S]*^-{3,} END OF EXAMPLE -{3,}\s*(?![\s\S])/m;
-
-function isWorkedExample(text: string): boolean {
-  return text.includes('START OF EXAMPLE') && workedExample.test(text);
-}
 
 /** An error keeps the ids of the first this-many messages it appeared in (its count keeps going). */
 export const maxErrorMessageIds = 10;

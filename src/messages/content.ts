@@ -93,6 +93,16 @@ export function isDemonstration(message: Message): boolean {
   return message.metadata?.demo === true;
 }
 
+/**
+ * A text that is a worked example a framework put in front of the task, and nothing after it (OpenHands:
+ * `--- START OF EXAMPLE ---` … `--- END OF EXAMPLE ---`, which its importer splits from the task).
+ */
+const workedExamplePattern = /^-{3,} START OF EXAMPLE -{3,}[\s\S]*^-{3,} END OF EXAMPLE -{3,}\s*(?![\s\S])/m;
+
+export function isWorkedExample(text: string): boolean {
+  return text.includes('START OF EXAMPLE') && workedExamplePattern.test(text);
+}
+
 /** Whether a message is what the harness wrote in the user's place (`metadata.harness`): a caveat, `/clear`. */
 export function isHarnessNote(message: Message): boolean {
   return message.metadata?.harness === true;

@@ -1089,6 +1089,48 @@ describe('buildAnchoredSummary', () => {
     );
     expect(summary.excerpts.join('\n')).not.toMatch(/Platform|plugins/);
   });
+
+  it('takes no excerpt from a directory listing, nor from a worked example before the task', () => {
+    const listing = [
+      'CHANGELOG.md  LICENSE  README.md  base64.js  index.js  node_modules  package-lock.json  package.json',
+      'auth-token.test.js  registry-url.test.js',
+      '-rw-r--r--  1 root root  1234 Jan  1 12:00 settings_manager.py',
+      'drwxr-xr-x. 3 root root  4096 Jan  1 12:00 src',
+      'numpy  1.26.0',
+      "ValueError: invalid literal for int() with base 10: 'x'",
+    ].join('\n');
+    const summary = buildAnchoredSummary(
+      assignIds([
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'text',
+              text: [
+                "Here's a running example of how to perform a task:",
+                '--- START OF EXAMPLE ---',
+                'USER: Create a server in app.py.',
+                'Using cached flask-3.0.3-py3-none-any.whl (101 kB)',
+                '--- END OF EXAMPLE ---',
+              ].join('\n'),
+            },
+            { type: 'text', text: 'Fix the settings loader in settings_manager.py.' },
+          ],
+          metadata: { requestPart: 1 },
+        },
+        ...createConversationBuilder()
+          .tools([
+            { name: 'Bash', input: { command: 'ls -R; ls -l; pip list; python run.py' }, output: listing },
+          ])
+          .build(),
+      ]),
+    );
+    // A table of two columns, one a version, is not a listing.
+    expect(summary.excerpts).toEqual(
+      expect.arrayContaining(['numpy  1.26.0', "ValueError: invalid literal for int() with base 10: 'x'"]),
+    );
+    expect(summary.excerpts.join('\n')).not.toMatch(/README|registry-url|rw-r--r--|drwxr-xr-x|flask/);
+  });
 });
 
 describe('renderAnchoredSummary', () => {

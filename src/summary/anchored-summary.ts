@@ -17,6 +17,7 @@ import {
 import {
   isDemonstration,
   isUserRequest,
+  isWorkedExample,
   messageText,
   requestWithoutHarnessNotes,
   toolCallsOf,
@@ -730,7 +731,10 @@ function textsOfMessage(message: IdentifiedMessage, withReasoning: boolean): str
   if (typeof message.content === 'string') return [message.content];
   const texts: string[] = [];
   for (const part of message.content) {
-    if (part.type === 'text' || (withReasoning && part.type === 'reasoning')) texts.push(part.text);
+    // A worked example (OpenHands') shows another task's steps: its lines and locations were never this session's.
+    if (part.type === 'text') {
+      if (!isWorkedExample(part.text)) texts.push(part.text);
+    } else if (withReasoning && part.type === 'reasoning') texts.push(part.text);
     else if (part.type === 'tool-call')
       texts.push(...(typeof part.input === 'string' ? [part.input] : stringValues(part.input)));
     else if (part.type === 'tool-result') texts.push(messageText({ role: 'tool', content: [part] }));
@@ -749,6 +753,28 @@ function citedLocations(message: IdentifiedMessage): string[] {
 /** A line that holds nothing but a missing value in table or list dress (SpecStory's `| \`undefined\` |`). */
 const placeholderLine = /^[\s|`'"*_:,.()[\]-]*(?:undefined|null|None|nil|NaN)[\s|`'"*_:,.()[\]-]*$/;
 
+/** A row of `ls -l`: a file's type and permissions, then its link count. */
+const longListingRow = /^[-dlcbps][rwxsStT-]{9}[.+@]?\s+\d+\s/;
+/** A bare name in a listing: no spaces, a trailing `/` (a folder, `ls -p`) or `*` (an executable, `ls -F`) at most. */
+const listedName = /^[\w.@+~-]+[/*]?$/;
+
+/**
+ * A row of a directory listing: `ls`'s names in columns (`index.d.ts  index.js  package.json`), or an `ls -l`
+ * row. Dense in names, so it outranks every other line as an excerpt: an `ls -R` of a repository with its
+ * node_modules filled 9,000 of an excerpts' 12,000 characters. Which files the session touched is the Files
+ * section's; two columns starting with a digit (`numpy  1.26.0`, pip's list) are a table, not a listing.
+ */
+function isListingRow(line: string): boolean {
+  if (longListingRow.test(line)) return true;
+  if (!/ {2}|\t/.test(line)) return false;
+  const names = line.split(/\s{2,}|\t+/);
+  return (
+    names.length >= 2 &&
+    names.every((name) => listedName.test(name)) &&
+    (names.length >= 3 || !names.some((name) => /^\d/.test(name)))
+  );
+}
+
 function linesOfMessage(message: IdentifiedMessage): string[] {
   const lines: string[] = [];
   // A test run's set-up header (platform, plugins, versions) is the same every run: not worth an excerpt.
@@ -756,7 +782,13 @@ function linesOfMessage(message: IdentifiedMessage): string[] {
   for (const text of textsOfMessage(message, true))
     for (const line of withoutTestRunHeaders(text).split('\n')) {
       const trimmed = line.trim();
-      if (trimmed.length < 12 || stubLine.test(trimmed) || placeholderLine.test(trimmed)) continue;
+      if (
+        trimmed.length < 12 ||
+        stubLine.test(trimmed) ||
+        placeholderLine.test(trimmed) ||
+        isListingRow(trimmed)
+      )
+        continue;
       lines.push(trimmed.length > 240 ? `${trimmed.slice(0, 240)}…` : trimmed);
     }
   return lines;
