@@ -368,6 +368,10 @@ function* compactOnce(
         `keepRecentTurns ${relaxedPreservation.keepRecentTurns}` +
         (relaxedPreservation.preserveFirstUserMessage ? '' : ' and the first user message compressible') +
         (relaxedPreservation.keepRecentTurns === 0 ? ' (the last turn too)' : '') +
+        // The fold gives an existing summary's room up only on the last pass: say so, as it may be what fitted.
+        (attempt.actions.some((action) => action.type === 'refit-summary')
+          ? ', and the existing summary rendered again, from its unchanged record, into the room left'
+          : '') +
         ' (originals are in the archive; strict mode throws instead)',
     });
 

@@ -358,6 +358,12 @@ describe('foldIntoSummary in compact', () => {
     const second = compact(pinned, options);
     expect(second.report.withinBudget).toBe(true);
     expect(second.report.actions.map((action) => action.type)).toEqual(['refit-summary']);
+    // The report says the summary was what gave way, beside the relaxation that freed nothing.
+    expect(second.warnings.map((warning) => warning.message)).toEqual([
+      expect.stringMatching(
+        /keepRecentTurns 0.*, and the existing summary rendered again, from its unchanged record/,
+      ),
+    ]);
     const after = soleSummary(second.messages);
     expect(after.message.id).toBe(before.message.id);
     expect(after.message.metadata).toEqual(before.message.metadata);
