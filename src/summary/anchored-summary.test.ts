@@ -176,7 +176,14 @@ describe('buildAnchoredSummary', () => {
   it('keeps a later short request whole, and of a long one the sentences that constrain', () => {
     const changed =
       'Sorry, the requirements just changed a little. I now want this:\n\n1. A list of all .md files in the root folder\n2. The name of the license';
-    const pasted = `The build says this, please fix it.\n${'at compile (src/build.ts:12:5)\n'.repeat(40)}Only touch src/build.ts.`;
+    // A frame whose path holds a constraint word (`use-`) is no request either.
+    const frames = [
+      'at handleConsoleError (webpack-internal:///./node_modules/next/dist/use-error-handler.js:45:54)',
+      'at async only (src/jobs.ts:3:1)',
+      'at src/use/hooks.ts:8:2',
+      'File "/repo/use_cases.py", line 3, in <module>',
+    ].join('\n');
+    const pasted = `The build says this, please fix it.\n${'at compile (src/build.ts:12:5)\n'.repeat(40)}${frames}\nOnly touch src/build.ts.`;
     const summary = buildAnchoredSummary(
       assignIds([
         userMessage('Write a script that checks the repository metrics.'),
