@@ -61,5 +61,6 @@ export {
   packageManagerReportLine,
   rejectedEditErrors,
   shellHookNoiseLine,
+  stackFrameLine,
   withoutColours,
 } from './tool-output.js';

@@ -107,6 +107,11 @@ const inspectedErrorPropertyPattern =
   /^\s*error:\s+(?:\d+\s*\||\[(?:Circular|Object|Array|Function)\b[^\]]*\],?\s*$|(?:undefined|null),?\s*$)/;
 /** A Python traceback's frame (`File "x.py", line 12, in f`): the line after it is the frame's source. */
 const pythonFramePattern = /^\s*File "[^"\n]*", line \d+/;
+/**
+ * A stack frame, JavaScript's (`at handleError (webpack-internal:///…/use-error-handler.js:45:54)`, `at
+ * src/a.ts:8:2`) or Python's: it locates an error, wherever it stands (a log a user pasted too).
+ */
+export const stackFrameLine = /^\s*(?:at (?:async )?(?:\S+ \(|\S+:\d+:\d+\)?$)|File "[^"\n]*", line \d+)/;
 /** A line of carets (and tildes) under a source line, pointing at where an error is. */
 const caretLinePattern = /^\s*\^[\s^~]*$/;
 /** How many lines after a bare error line its message may be (blank lines in between). */

@@ -12,6 +12,7 @@ import {
   ledgerFileKey,
   recogniseToolCall,
   runsCommand,
+  stackFrameLine,
   withoutTestRunHeaders,
 } from '../ledger/index.js';
 import {
@@ -181,11 +182,6 @@ const constraintCue =
 const checklistItem = /^[-*]\s*\[( |x|X|-)\]\s*(.+)$/;
 /** A tool that keeps the agent's todo list (TodoWrite, Cursor's todo_write): its output may be the list. */
 const todoTool = /todo/i;
-/**
- * A stack frame in a log the user pasted (`at handleConsoleError (webpack-internal:///…/use-error-handler.js:45:54)`,
- * `File "app.py", line 3, in main`): it locates an error, and a word in its path (`use-`, `only`) is no request.
- */
-const stackFrame = /^(?:at (?:async )?(?:\S+ \(|\S+:\d+:\d+\)?$)|File "[^"]*", line \d+)/;
 const imperativeStart =
   /^(add|avoid|be|change|check|create|do|don't|ensure|fix|implement|keep|leave|make|move|never|only|please|remove|rename|run|stop|try|update|use|write|always|note|focus|skip)\b/i;
 
@@ -326,7 +322,8 @@ function constraintsOf(message: IdentifiedMessage): readonly string[] {
       .map(withoutListMarker)
       .filter(
         (sentence) =>
-          (imperativeStart.test(sentence) || constraintCue.test(sentence)) && !stackFrame.test(sentence),
+          // A frame of a pasted log: a word in its path (`use-error-handler.js`) is no request.
+          (imperativeStart.test(sentence) || constraintCue.test(sentence)) && !stackFrameLine.test(sentence),
       );
     // What the user typed, when short enough, stays whole: a changed requirement list or "let's go back to bash"
     // carries no constraint word, and is what the agent works to next.
