@@ -84,13 +84,18 @@ export const packageManagerReportLine =
  */
 export const escapedColourCode = /\\(?:x1b|u001b|033)\[/i;
 
+/** A line a harness prints around every output (status, numbering, wrappers): cheap enough for every line. */
+function isHarnessLine(line: string): boolean {
+  return noiseLinePattern.test(line) || shellHookNoiseLine.test(line);
+}
+
+/** A package manager's report field or a quoted log: tried only on lines that look like errors. */
+function isReportOrQuote(line: string): boolean {
+  return packageManagerReportLine.test(line) || (line.includes('\\') && escapedColourCode.test(line));
+}
+
 function isNoiseLine(line: string): boolean {
-  return (
-    noiseLinePattern.test(line) ||
-    shellHookNoiseLine.test(line) ||
-    packageManagerReportLine.test(line) ||
-    escapedColourCode.test(line)
-  );
+  return isHarnessLine(line) || isReportOrQuote(line);
 }
 
 /** A heading that names an error but not its message, as dev servers' overlays print it ("Unhandled Runtime Error"). */
@@ -105,6 +110,8 @@ const locatingLinePattern = /^\s*(?:at\s|File "|in\s|\d+\s*\||>\s*\d+\s*\||-->|\
  */
 const inspectedErrorPropertyPattern =
   /^\s*error:\s+(?:\d+\s*\||\[(?:Circular|Object|Array|Function)\b[^\]]*\],?\s*$|(?:undefined|null),?\s*$)/;
+/** A line with something on it (tested, not trimmed: every line of every output is looked at). */
+const nonBlank = /\S/;
 /** A Python traceback's frame (`File "x.py", line 12, in f`): the line after it is the frame's source. */
 const pythonFramePattern = /^\s*File "[^"\n]*", line \d+/;
 /**
@@ -189,18 +196,24 @@ export function errorLinesOf(text: string, options: ErrorLineOptions = {}): stri
       found.push(line);
     }
   let start = 0;
-  // Whether the line before is a Python frame: an indented line after one is the frame's source (`raise
-  // ValueError(…`); the exception closes the traceback at column 0, also right after a frame.
+  // Whether the last line with something on it was a Python frame: an indented line after one is the frame's
+  // source (`raise ValueError(…`); the exception closes the traceback at column 0, also right after a frame.
+  // Every line of every output passes here: frames are found by a substring first, and the report and quote
+  // patterns are tried only on lines that match an error pattern (most match none).
   let afterFrame = false;
   while (start < text.length && found.length < maxLines) {
     const { raw, next } = lineAt(text, start);
     start = next;
-    const sourceLine = afterFrame && /^\s/.test(raw);
-    if (raw.trim() !== '') afterFrame = pythonFramePattern.test(raw);
-    if (raw.length < 3 || isNoiseLine(raw)) continue;
+    let sourceLine = false;
+    if (afterFrame && nonBlank.test(raw)) {
+      sourceLine = /^\s/.test(raw);
+      afterFrame = false;
+    }
+    if (raw.includes('File "') && pythonFramePattern.test(raw)) afterFrame = true;
+    if (raw.length < 3 || isHarnessLine(raw)) continue;
     const matches = pattern.test(raw);
     const heading = errorHeadingPattern.test(raw);
-    if (!matches && !heading) continue;
+    if ((!matches && !heading) || isReportOrQuote(raw)) continue;
     // A stack frame locates an error (`at new NodeError (node:internal/errors:405:5)`); a line a caret points
     // into, or a Python frame's, is source code the error shows (Node's `throw new Error(…)` over `^`).
     if (
