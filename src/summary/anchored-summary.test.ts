@@ -1356,6 +1356,33 @@ describe('renderAnchoredSummary', () => {
     }
   });
 
+  it('shares the room a section cannot use between the sections that want more, by value per token', () => {
+    const summary = emptyAnchoredSummary();
+    summary.messageCount = 200;
+    for (let index = 0; index < 80; index++) {
+      const name = String.fromCharCode(97 + (index % 26), 97 + Math.floor(index / 26));
+      summary.changes.push(
+        `const ${name}Retry = await fetchWithBackoff(${name}Client, { limit: ${name}Limit });`,
+      );
+      summary.results.push(
+        `test ${name}: the upload of the ${name} part in src/upload/${name}-part.ts passed`,
+      );
+    }
+    // Decisions too long for their share: the room they leave is the leftover.
+    const reasons = Array.from({ length: 60 }, (_, index) => `reason ${index} for the change`).join(', ');
+    for (let index = 0; index < 3; index++) summary.decisions.push(`Decision ${index}: ${reasons}`);
+    const text = renderAnchoredSummary(summary, { maxTokens: 2000, counter });
+    expect(counter.count(text)).toBeLessThanOrEqual(2000);
+    expect(text).not.toContain('## Decisions');
+    const code = text.match(/^- const \w+Retry/gm)!.length;
+    const results = text.match(/^- test \w+:/gm)!.length;
+    // Code written weighs 0.2 and the results 0.16: both take some of the leftover, code a little more. Offered
+    // to the heaviest first, code took all of it (63 lines to 37).
+    expect(code).toBeGreaterThan(results);
+    expect(results).toBeGreaterThanOrEqual(0.75 * code);
+    expect(code + results).toBeLessThan(160);
+  });
+
   it("under a small cap chooses lines by value per token: the heaviest section's further lines are worth less", () => {
     const summary = emptyAnchoredSummary();
     summary.messageCount = 40;

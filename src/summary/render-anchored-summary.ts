@@ -372,6 +372,21 @@ function bullets(items: readonly string[]): string[] {
 }
 
 /** Every line of a section but those shown elsewhere: the section uncapped. */
+/** Lines `lines` of `section`, in their order, but those an earlier section shows. */
+function linesAmong(
+  section: FittedSection,
+  lines: ReadonlySet<number>,
+  shownElsewhere: ReadonlySet<number> | undefined,
+): FittedLines {
+  const keptIndexes = [...lines].filter((index) => !shownElsewhere?.has(index)).sort((a, b) => a - b);
+  return {
+    kept: keptIndexes.map((index) => section.lines[index]!),
+    keptIndexes,
+    keptTokens: keptIndexes.map((index) => section.lineTokens[index]!),
+    left: section.lines.length - keptIndexes.length - (shownElsewhere?.size ?? 0),
+  };
+}
+
 function allLines(section: FittedSection, shownElsewhere: ReadonlySet<number> | undefined): FittedLines {
   const keptIndexes = section.lines.map((_, index) => index).filter((index) => !shownElsewhere?.has(index));
   return {
@@ -1081,8 +1096,8 @@ export function createAnchoredSummaryRenderer(
   };
   /**
    * Lines go whole, so a section's share is rarely used up; what the text leaves of `maxTokens` is offered to
-   * the sections that want more, heaviest first, each taking the lines that fit. Line counts stand in for the
-   * text's: when the fuller text overshoots, less is offered again.
+   * the sections that want more: a line each first, then line by line by value per token. Line counts stand in
+   * for the text's: when the fuller text overshoots, less is offered again.
    */
   const withLeftover = (caps: readonly number[], text: BuiltText, maxTokens: number): BuiltText => {
     const hungry = sections
@@ -1093,13 +1108,14 @@ export function createAnchoredSummaryRenderer(
     /** The extra tokens of a section shown for the first time: its heading. */
     const opening = (before: FittedLines) => (before.kept.length === 0 ? sectionHeadingTokens : 0);
     /**
-     * The caps raised to use `room` more tokens (by the line counts: the text's count may differ a little). First
-     * each section that wants more takes its best line that fits, heaviest first, so that a small summary shows
-     * the best line of several sections rather than many lines of one; then what is left goes to them in the same
-     * order, each taking the lines that fit.
+     * The lines of the sections that want more, using `room` more tokens (by the line counts: the text's count
+     * may differ a little); undefined when none shows more. First each takes its best line that fits, heaviest
+     * first, so that a small summary shows the best line of several sections rather than many lines of one; then
+     * what is left goes to them a line at a time, the most value per token first.
      */
-    const raise = (room: number): number[] => {
+    const raise = (room: number): Map<number, Set<number>> | undefined => {
       let leftover = room;
+      let changed = false;
       const raised = [...caps];
       /** Raises section `index` to `limit` when that shows more within the leftover. */
       const tryLimit = (index: number, limit: number): boolean => {
@@ -1111,6 +1127,7 @@ export function createAnchoredSummaryRenderer(
           return false;
         raised[index] = limit;
         leftover -= added;
+        changed = true;
         return true;
       };
       for (const { index } of hungry) {
@@ -1125,19 +1142,78 @@ export function createAnchoredSummaryRenderer(
           if (tokens + heading <= leftover && tryLimit(index, used(before) + tokens)) break;
         }
       }
-      for (const { index } of hungry) {
+      // Then the rest, a line at a time: the line worth the most per token, a section's k-th line of the leftover
+      // worth its weight / k^lineValueDecay (as `chooseByValue` values lines). Offered to each section in turn,
+      // heaviest first, the leftover went to the first that could take lines, and sections after it got nothing.
+      // The lines are chosen here, not fitted to raised caps: under a raised cap a section's fit takes a longer
+      // line it ranks higher in place of several chosen (and a fit per line cost this pass 3x its time).
+      const states = new Map(
+        hungry.map(({ index }) => {
+          const section = fitted[index]!;
+          const before = section.fitter.fit(raised[index]!, text.shownElsewhere[index]);
+          const salient = section.fit.policy === 'salient';
+          return [
+            index,
+            {
+              shown: new Set(before.keptIndexes),
+              // A salient section shows one line of a shape.
+              shapes: salient
+                ? new Set(before.keptIndexes.map((line) => section.fitter.shapeOf(line)))
+                : undefined,
+              taken: 0,
+              // Lines of its ranking passed over: shown, not to be shown, or too long for a leftover that only
+              // shrinks (a line too long beside the heading stays passed over once a shorter one brings it).
+              position: 0,
+            },
+          ];
+        }),
+      );
+      /** Section `index`'s next line that fits the leftover, and its cost (the first's with the heading). */
+      const nextLine = (index: number) => {
+        const section = fitted[index]!;
+        const state = states.get(index)!;
         const shownElsewhere = text.shownElsewhere[index];
-        const before = fitted[index]!.fitter.fit(raised[index]!, shownElsewhere);
-        const heading = before.kept.length === 0 ? sectionHeadingTokens : 0;
-        tryLimit(index, used(before) + leftover - heading);
+        const heading = state.shown.size === 0 ? sectionHeadingTokens : 0;
+        const ranked = section.fitter.ranked();
+        for (; state.position < ranked.length; state.position++) {
+          const line = ranked[state.position]!;
+          if (state.shown.has(line) || shownElsewhere?.has(line)) continue;
+          if (state.shapes?.has(section.fitter.shapeOf(line)) === true) continue;
+          const cost = section.lineTokens[line]! + 1 + heading;
+          if (cost <= leftover) return { line, cost };
+        }
+        return undefined;
+      };
+      for (;;) {
+        let best: { index: number; line: number; cost: number; value: number } | undefined;
+        for (const { index } of hungry) {
+          const next = nextLine(index);
+          if (next === undefined) continue;
+          const value =
+            sections[index]!.weight / (1 + states.get(index)!.taken) ** lineValueDecay / next.cost;
+          if (best === undefined || value > best.value) best = { index, ...next, value };
+        }
+        if (best === undefined) break;
+        const state = states.get(best.index)!;
+        state.shown.add(best.line);
+        state.shapes?.add(fitted[best.index]!.fitter.shapeOf(best.line));
+        state.taken++;
+        leftover -= best.cost;
+        changed = true;
       }
-      return raised;
+      return changed ? new Map([...states].map(([index, state]) => [index, state.shown])) : undefined;
     };
     let room = maxTokens - tokensOf(text);
     for (let attempt = 0; attempt < 3 && room >= 2; attempt++) {
-      const raised = raise(room);
-      if (raised.every((limit, index) => limit === caps[index])) return text;
-      const fuller = build(raised);
+      const chosen = raise(room);
+      if (chosen === undefined) return text;
+      const fuller = buildWith(`leftover:${caps.join(',')}:${room}`, (index, shownElsewhere) => {
+        const lines = chosen.get(index);
+        const section = fitted[index]!;
+        return lines === undefined
+          ? section.fitter.fit(caps[index]!, shownElsewhere)
+          : linesAmong(section, lines, shownElsewhere);
+      });
       const over = tokensOf(fuller) - maxTokens;
       if (over <= 0) return fuller;
       room -= over + 2;

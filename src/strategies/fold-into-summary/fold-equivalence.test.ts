@@ -56,22 +56,22 @@ function compactDigests(text: string, file: string, share: number): { result: st
 const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: 'deb8115c25810deb9bc8bb08f7984dac', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
   '0.1': { result: 'c40dd9feebd8859a22847674caf1d86f', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
-  '0.15': { result: '803ef1c46c7eaca66aa53c87c1f87686', archive: '5ff05681bdd52696c57ce0b0d081719f' },
-  '0.2': { result: 'bef1e443fa6fbfc082004b7ca3b0ad53', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
+  '0.15': { result: '01d1300c0d44b8e2b0df58a62fef2b8b', archive: '5ff05681bdd52696c57ce0b0d081719f' },
+  '0.2': { result: '302576fd4ec3ba1bb44fa2e0137a37f7', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
   '0.3': { result: 'd15fa04653ba260a6e1b86b02e99ea13', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: 'cee10ad2c9b6b41c95ac18039040d59c',
+    result: '1566830abd3d3944091f3214ad9531e5',
     archive: '6cc53d7088ba92fd445268560ca101c2',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'eaf2e44d5b4effdc6ae61dc8fc86cf4e',
+    result: '79c736f6c7c4b2da587c9dd61504ab36',
     archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '4fd1ae8b4a89f3f53655b0104bf1f7eb',
+    result: '5b5a03f645ecd9e6bd9e28fe7c21d0f4',
     archive: 'bf95c97a6e720453a8d63a3ba1724154',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '49a41a634a9752f1d058d63ec724f5b8',
+    result: '6b1642798f594f3ce5fbfbe10d868576',
     archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
