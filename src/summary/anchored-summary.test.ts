@@ -129,6 +129,25 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands).toContain('`Task "Review the notes fix"` → ok');
   });
 
+  it('takes advice and staying put for decisions', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage('Should we accept the refactor?'),
+        assistantMessage(
+          'The failures come from the mocks. I suggest we proceed with accepting the changes. The suggestion box is empty.',
+        ),
+        assistantMessage(
+          '### Option 1: Two Separate Services (Recommended)\n\nSo I will stick with `apply_fix_v2.py`.',
+        ),
+      ]),
+    );
+    expect(summary.decisions).toEqual([
+      'I suggest we proceed with accepting the changes.',
+      '### Option 1: Two Separate Services (Recommended)',
+      'So I will stick with `apply_fix_v2.py`.',
+    ]);
+  });
+
   it('takes no question for a decision or a failed approach', () => {
     const summary = buildAnchoredSummary(
       assignIds([

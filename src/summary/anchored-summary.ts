@@ -166,6 +166,14 @@ const maxSentenceChars = 400;
 const decisionCue =
   /\b(decided|decide to|instead of|because|will use|I'll use|we'll use|chose|choose to|switch(?:ed)? to|the fix is|going with|opted)\b/i;
 /**
+ * A choice put as advice or as staying put ("I suggest we proceed with accepting the changes", "Option 1: Two
+ * Separate Services (Recommended)", "So I will stick with `apply_fix_v2.py`"): a decision, but not a cue of
+ * salience as `decisionCue` is. On the shared sessions and two held-out sets at 5/10/20%, one compaction and the
+ * loop: 13 probes more, 3 fewer (2 at 5%, where a decision line took the room of code lines); counted as salient
+ * too, 15 more and 9 fewer. `the problem is`, `rather than` and the like added only losses.
+ */
+const adviceCue = /\b(suggest|recommend(?:ed)?|stick with)\b/i;
+/**
  * A diagnosis that only announces itself ("I think I found the issue."): what was found is in the sentences
  * after it, which the decision takes.
  */
@@ -361,7 +369,7 @@ function reasoningOf(message: IdentifiedMessage): readonly ReasoningItem[] {
           section: 'decisions',
           text: [withoutListMarker(sentence), ...found].join(' '),
         });
-      } else if (decisionCue.test(sentence)) {
+      } else if (decisionCue.test(sentence) || adviceCue.test(sentence)) {
         // "… is still relevant because:" says why in the list that follows: the decision takes its items.
         const items = sentence.endsWith(':')
           ? following(sentences, index, Number.POSITIVE_INFINITY, (next) => listItem.test(next))

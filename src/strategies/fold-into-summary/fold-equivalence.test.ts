@@ -67,7 +67,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '6cc53d7088ba92fd445268560ca101c2',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: '79c736f6c7c4b2da587c9dd61504ab36',
+    result: 'f8d9382617f1b4d29cf3ecb3f734ecd4',
     archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '6b1642798f594f3ce5fbfbe10d868576',
+    result: 'c3f1a65ca38a9f816a3d5a894a29a55a',
     archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
