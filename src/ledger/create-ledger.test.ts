@@ -511,6 +511,47 @@ describe('other agents', () => {
     expect(ledgerFileKey('.\\src\\Root.tsx')).toBe('src/Root.tsx');
   });
 
+  it('records a command its harness stopped waiting for as timed out, or as still running', () => {
+    const advice = "You may wait longer to see additional output by sending empty command '', …]";
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('Run the picker tests and serve the demo.')
+        .tools([
+          {
+            name: 'execute_bash',
+            input: { command: 'yarn test:unit picker' },
+            output: `yarn run v1.22.10\n$ mocha test/picker.test.js\n⠙\n[The command timed out after 300 seconds. ${advice}`,
+          },
+        ])
+        .tools([
+          {
+            name: 'execute_bash',
+            input: { command: 'node serve.js' },
+            output: `Server running at http://localhost:3000/\n[The command has no new output after 30 seconds. ${advice}`,
+          },
+        ])
+        .build(),
+    );
+    expect(snapshot.commands.map((command) => [command.command, command.status])).toEqual([
+      ['yarn test:unit picker', 'timed-out'],
+      ['node serve.js', 'running'],
+    ]);
+    // Neither passed nor failed: the errors it printed are kept where they are plain.
+    const hung = ledgerOf(
+      createConversationBuilder()
+        .user('Run the picker tests.')
+        .tools([
+          {
+            name: 'execute_bash',
+            input: { command: 'yarn test:unit picker' },
+            output: `Error: Cannot find module '../test-utils'\n[The command has no new output after 30 seconds. ${advice}`,
+          },
+        ])
+        .build(),
+    );
+    expect(hung.errors.map((error) => error.message)).toEqual(["Error: Cannot find module '../test-utils'"]);
+  });
+
   it('importer placeholders leave a command without a status and add no error', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

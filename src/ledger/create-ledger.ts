@@ -41,6 +41,7 @@ import {
   isPlaceholderOutput,
   normaliseError,
   rejectedEditErrors,
+  unfinishedStatusOf,
 } from './tool-output.js';
 
 /** An error keeps the ids of the first this-many messages it appeared in (its count keeps going). */
@@ -308,18 +309,22 @@ export function createLedger(): Ledger {
     const failed =
       !placeholder &&
       (rejection !== undefined || isErrorOutput(part.output) || (exitCode !== undefined && exitCode !== 0));
+    // A command its harness stopped waiting for did not finish, whatever else the output says.
+    const unfinished = placeholder || command === undefined ? undefined : unfinishedStatusOf(text);
     const status: CommandStatus = placeholder
       ? 'unknown'
-      : failed
-        ? 'failed'
-        : exitCode !== undefined ||
-            command === undefined ||
-            command.kind === 'search' ||
-            command.kind === 'delegate' ||
-            part.output.type !== 'text' ||
-            failureSignallingTools.has(part.toolName)
-          ? 'ok'
-          : 'unknown';
+      : unfinished !== undefined
+        ? unfinished
+        : failed
+          ? 'failed'
+          : exitCode !== undefined ||
+              command === undefined ||
+              command.kind === 'search' ||
+              command.kind === 'delegate' ||
+              part.output.type !== 'text' ||
+              failureSignallingTools.has(part.toolName)
+            ? 'ok'
+            : 'unknown';
 
     if (call?.command !== undefined) {
       call.command.status = status;
@@ -370,7 +375,12 @@ export function createLedger(): Ledger {
           const first = firstMeaningfulLine(text);
           if (first !== undefined) lines = [first];
         }
-      } else if (command !== undefined && !command.readOnly && status === 'unknown') {
+      } else if (
+        command !== undefined &&
+        !command.readOnly &&
+        (status === 'unknown' || unfinished !== undefined)
+      ) {
+        // Neither success nor failure: the errors it printed, where they are plain.
         lines = errorLinesOf(text, { strongOnly: true, maxLines: 3 });
       }
       for (const line of lines) noteError(line, messageId, source);

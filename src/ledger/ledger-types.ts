@@ -53,8 +53,12 @@ export interface LedgerFile {
   lastMessageId: string;
 }
 
-export const commandStatuses = ['ok', 'failed', 'unknown', 'pending'] as const;
-/** `pending`: no result seen yet; `unknown`: a result that says neither (no exit code, transcript kept no output). */
+export const commandStatuses = ['ok', 'failed', 'timed-out', 'running', 'unknown', 'pending'] as const;
+/**
+ * `timed-out`: the harness stopped waiting for it (and killed it, or left it running: its note says which);
+ * `running`: the harness left it running with nothing more to show (a server, a watcher); `pending`: no result
+ * seen yet; `unknown`: a result that says neither (no exit code, transcript kept no output).
+ */
 export type CommandStatus = (typeof commandStatuses)[number];
 
 export interface LedgerCommand {

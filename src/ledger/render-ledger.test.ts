@@ -105,6 +105,29 @@ describe('renderLedger', () => {
     expect(errorSourceLabel('cd /repo')).toBe('cd /repo');
   });
 
+  it('says that a command timed out, or still runs', () => {
+    const session = createConversationBuilder()
+      .user('Build it and serve it.')
+      .tools([
+        {
+          name: 'Bash',
+          input: { command: 'npm run build' },
+          output: { type: 'error-text', value: 'Command timed out after 2m 0.0s\n> next build' },
+        },
+      ])
+      .tools([
+        {
+          name: 'execute_bash',
+          input: { command: 'npm start' },
+          output: 'ready on :3000\n[The command has no new output after 30 seconds. You may wait longer …]',
+        },
+      ])
+      .build();
+    const text = renderLedger(buildLedger(assignIds(session)));
+    expect(text).toContain('- `npm run build` → timed out');
+    expect(text).toContain('- `npm start` → still running');
+  });
+
   it('code spans survive backticks and newlines', () => {
     expect(codeSpan('a`b')).toBe('`` a`b ``');
     expect(codeSpan('x\ny')).toBe('`x ⏎ y`');

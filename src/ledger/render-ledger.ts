@@ -183,7 +183,15 @@ function fileRow(file: LedgerFile, maxChanges: number): { text: string; importan
 function commandRow(command: LedgerCommand, maxChars: number): { text: string; importance: number } {
   let outcome: string;
   if (command.exitCode !== undefined) outcome = `exit ${command.exitCode}`;
-  else outcome = { ok: 'ok', failed: 'failed', unknown: 'no status', pending: 'no result' }[command.status];
+  else
+    outcome = {
+      ok: 'ok',
+      failed: 'failed',
+      'timed-out': 'timed out',
+      running: 'still running',
+      unknown: 'no status',
+      pending: 'no result',
+    }[command.status];
   let text = `- ${shortCommand(command.command, maxChars)} → ${outcome}`;
   if (command.runs > 1)
     text += ` (${command.runs} runs${command.failures > 0 ? `, ${command.failures} failed` : ''})`;
@@ -223,6 +231,8 @@ function testRow(
         : {
             ok: 'passed (no summary)',
             failed: 'failed (no summary)',
+            'timed-out': 'timed out',
+            running: 'still running',
             unknown: 'no output',
             pending: 'no result',
           }[run.status];

@@ -6,7 +6,40 @@ import {
   isPlaceholderOutput,
   normaliseError,
   rejectedEditErrors,
+  unfinishedStatusOf,
 } from './tool-output.js';
+
+describe('unfinishedStatusOf', () => {
+  const advice =
+    "You may wait longer to see additional output by sending empty command '', send other commands to interact with the current process, or send keys to interrupt/kill the command.";
+  it("reads a harness's note that it stopped waiting, as the output's first line or its last", () => {
+    expect(
+      unfinishedStatusOf(
+        `> mocha test/picker.test.js\n⠙\n[The command timed out after 300 seconds. ${advice}]`,
+      ),
+    ).toBe('timed-out');
+    expect(
+      unfinishedStatusOf(
+        'The last command <command>python -m pytest tests/\n</command> timed out and has been killed.\nThe output of the command was:\n <output>\ncollecting ...\n</output>',
+      ),
+    ).toBe('timed-out');
+    expect(unfinishedStatusOf('Command timed out after 2m 0.0s\nwebpack compiled')).toBe('timed-out');
+    expect(
+      unfinishedStatusOf(
+        `Server running at http://localhost:3000/\n[The command has no new output after 30 seconds. ${advice}]`,
+      ),
+    ).toBe('running');
+  });
+
+  it('takes no note in the middle of an output, nor words about a timeout', () => {
+    expect(unfinishedStatusOf('retrying\n[The command timed out after 300 seconds.]\nok')).toBeUndefined();
+    expect(unfinishedStatusOf('The request timed out after 30 seconds.')).toBeUndefined();
+    expect(
+      unfinishedStatusOf('FAIL test/api.test.ts > retries\nError: Command timed out after 5000 ms'),
+    ).toBeUndefined();
+    expect(unfinishedStatusOf('')).toBeUndefined();
+  });
+});
 
 describe('exitCodeOf', () => {
   it('reads the forms agents print', () => {

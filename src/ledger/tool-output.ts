@@ -42,6 +42,28 @@ export function exitCodeOf(text: string): number | undefined {
   return undefined;
 }
 
+/**
+ * A harness's note, as an output's first line or its last, that it stopped waiting for the command: it timed
+ * out (OpenHands' `[The command timed out after 300 seconds. …]`, mini-swe-agent's `The last command
+ * <command>…</command> timed out and has been killed.`, Claude Code's `Command timed out after 2m 0.0s`), or it
+ * still runs with nothing more to show (OpenHands' `[The command has no new output after 30 seconds. …]`: a
+ * server started, a watcher, a prompt waiting for input).
+ */
+const timedOutNote =
+  /^\[The command timed out after \d+(?:\.\d+)? seconds?\b|^The last command <command>[\s\S]{0,2000}?<\/command> timed out and has been killed\.|^Command timed out after \d/;
+const stillRunningNote = /^\[The command has no new output after \d+(?:\.\d+)? seconds?\b/;
+
+/** What the output's harness note says of a command it stopped waiting for (`timedOutNote`), if it has one. */
+export function unfinishedStatusOf(text: string): 'timed-out' | 'running' | undefined {
+  const trimmed = text.trim();
+  const lastLineStart = trimmed.lastIndexOf('\n') + 1;
+  for (const line of lastLineStart > 0 ? [trimmed, trimmed.slice(lastLineStart)] : [trimmed]) {
+    if (timedOutNote.test(line)) return 'timed-out';
+    if (stillRunningNote.test(line)) return 'running';
+  }
+  return undefined;
+}
+
 /** Lines that state an error in the output of a failed command or tool. */
 const errorLinePattern =
   /(?:^|[\s(:\]])(?:(?:[A-Za-z_][\w]*\.)*(?:[A-Z][A-Za-z0-9_]*)?(?:Error|Exception|Failure|Warning)\b(?!s)|error(?:\[[\w-]+\])?[:\s]|ERROR\b|FAIL(?:ED)?\b|fatal:|panic:|npm ERR!|Traceback \(most recent call last\)|No such file or directory|command not found|Permission denied|cannot find|Cannot find|not found|does not exist|Segmentation fault|Killed\b)|:\d+:\d+: (?:F\d{3}|E9\d{2}) /;

@@ -129,6 +129,35 @@ describe('buildAnchoredSummary', () => {
     expect(summary.commands).toContain('`Task "Review the notes fix"` → ok');
   });
 
+  it('says that a command timed out or still runs', () => {
+    const advice = "You may wait longer to see additional output by sending empty command '', …]";
+    const summary = buildAnchoredSummary(
+      assignIds(
+        createConversationBuilder()
+          .user('Run the picker tests and serve the demo.')
+          .tools([
+            {
+              name: 'execute_bash',
+              input: { command: 'yarn test:unit picker' },
+              output: `⠙\n[The command timed out after 300 seconds. ${advice}`,
+            },
+          ])
+          .tools([
+            {
+              name: 'execute_bash',
+              input: { command: 'node serve.js' },
+              output: `Server running at http://localhost:3000/\n[The command has no new output after 30 seconds. ${advice}`,
+            },
+          ])
+          .build(),
+      ),
+    );
+    expect(summary.commands).toEqual([
+      '`yarn test:unit picker` → timed out',
+      '`node serve.js` → still running',
+    ]);
+  });
+
   it('takes advice and staying put for decisions', () => {
     const summary = buildAnchoredSummary(
       assignIds([

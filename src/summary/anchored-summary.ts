@@ -2,6 +2,7 @@ import { stringValues } from '../internal/json-strings.js';
 import { closedFenceBodies, fencedBlocks, mapProse } from '../internal/markdown-fences.js';
 import {
   buildLedger,
+  type CommandStatus,
   codeSpan,
   commandLabel,
   createdFileKeys,
@@ -1291,7 +1292,7 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     const status =
       command.status === 'failed'
         ? `failed${command.exitCode === undefined ? '' : ` (exit ${command.exitCode})`}`
-        : command.status;
+        : statusWords(command.status);
     // An outcome the transcript does not show (SpecStory exports often leave it out) is not worth saying.
     let outcome = status === 'unknown' ? '' : ` → ${status}`;
     if (command.runs > 1) outcome += outcome === '' ? ` (${command.runs} runs)` : `, ${command.runs} runs`;
@@ -1325,9 +1326,14 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     if (test.status === 'unknown' && counts.length === 0 && words === '' && failing === '') continue;
     pushUnique(
       summary.currentState,
-      `${test.runner} ${test.status}${counts.length ? ` (${counts.join(', ')})` : ''}${words}${failing}`,
+      `${test.runner} ${statusWords(test.status)}${counts.length ? ` (${counts.join(', ')})` : ''}${words}${failing}`,
     );
   }
+}
+
+/** A command's status as the summary says it. */
+function statusWords(status: CommandStatus): string {
+  return status === 'timed-out' ? 'timed out' : status === 'running' ? 'still running' : status;
 }
 
 /** How much a file status says: named in prose, a read that failed, read, then changed. */

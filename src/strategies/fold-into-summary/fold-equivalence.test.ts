@@ -75,7 +75,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'bf95c97a6e720453a8d63a3ba1724154',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: '268f51eba3b533550a3083f68d67aefb',
+    result: 'f84c006119adb87d2a272f1e032bd739',
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
