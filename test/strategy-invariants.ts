@@ -8,6 +8,7 @@ import { validateMessages } from '../src/messages/validate/index.js';
 import type { Strategy, StrategyContext } from '../src/strategies/strategy.js';
 import { createTokenAccountant, type TokenAccountant } from '../src/tokens/index.js';
 import { messageConversation } from './arbitraries/messages.js';
+import { propertyRuns } from './support/property-runs.js';
 
 /**
  * The invariants every strategy keeps, checked by fast-check over generated conversations (see
@@ -40,8 +41,8 @@ export function strategyContext(overrides: Partial<StrategyContext> = {}): Strat
 
 export function checkStrategyInvariants(strategy: Strategy, options: StrategyInvariantOptions): void {
   const { conversations, accountant = sharedAccountant, seed } = options;
-  // PRECIS_PROPERTY_RUNS runs every strategy's invariants on that many conversations (a long local soak).
-  const numRuns = Number(process.env.PRECIS_PROPERTY_RUNS ?? options.numRuns ?? 150);
+  // PRECIS_PROPERTY_RUNS=N runs every strategy's invariants on at least N conversations (a long soak).
+  const numRuns = propertyRuns(options.numRuns ?? 150);
   const scenario = conversations.chain((conversation) => {
     const messages = assignIds(conversation);
     return fc.record({

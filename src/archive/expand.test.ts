@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { isPrecisError } from '../errors/index.js';
 import { toolOutputText } from '../messages/content.js';
 import type { Message } from '../messages/types.js';
@@ -310,7 +311,7 @@ describe('executeExpandTool', () => {
           `Error: ${messagesHandle} has ${count} pages; ask for a page from 1 to ${count}.`,
         );
       }),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 
@@ -426,7 +427,7 @@ describe('executeExpandTool', () => {
           }
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

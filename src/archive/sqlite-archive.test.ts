@@ -9,6 +9,7 @@ import { buildSync } from 'esbuild';
 import fc from 'fast-check';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { isPrecisError, type PrecisError } from '../errors/index.js';
 import type { JSONValue, Message } from '../messages/types.js';
 import {
@@ -661,7 +662,7 @@ describe('both stores', () => {
           expect(archiveHandle(kind, entry!.content)).toBe(handle);
           expect(store().has(handle)).toBe(true);
         }),
-        { numRuns: 400 },
+        { numRuns: propertyRuns(400) },
       );
     }
   });
@@ -686,7 +687,7 @@ describe('both stores', () => {
             expect(store().get(handles[0]!), name).toMatchObject({ messageIds: expected, strategy: 's0' });
           },
         ),
-        { numRuns: 200 },
+        { numRuns: propertyRuns(200) },
       );
     }
   });
@@ -708,7 +709,7 @@ describe('both stores', () => {
           expect(store().get(handle)?.content, name).toEqual(messages);
           expect(archiveHandle('messages', store().get(handle)!.content)).toBe(handle);
         }),
-        { numRuns: 200 },
+        { numRuns: propertyRuns(200) },
       );
     }
   });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { richConversation } from '../../test/strategy-invariants.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { type ArchiveStore, createMemoryArchive } from '../archive/archive-store.js';
 import { isPrecisError } from '../errors/index.js';
 import { stringLeaves } from '../internal/json-strings.js';
@@ -1170,7 +1171,7 @@ describe('compact', () => {
           expect(again.report.actions).toEqual([]);
         },
       ),
-      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 1000) },
+      { numRuns: propertyRuns(1000) },
     );
     expect(acting).toBeGreaterThan(20);
     expect(metBudget).toBeGreaterThan(20);
@@ -1253,7 +1254,7 @@ describe('compact, again and again (an agent loop)', () => {
           expect(lost).toEqual([]);
         },
       ),
-      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 200) },
+      { numRuns: propertyRuns(200) },
     );
     expect(loops).toBeGreaterThan(20);
     expect(compactions).toBeGreaterThan(100);
@@ -1292,7 +1293,7 @@ describe('compact, again and again (an agent loop)', () => {
           compactOver(budgetTokens);
         },
       ),
-      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 100) },
+      { numRuns: propertyRuns(100) },
     );
     expect(merges).toBeGreaterThan(10);
   });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import type { Conversation, Message } from '../messages/types.js';
@@ -89,7 +90,7 @@ describe('prefixLength', () => {
           for (const length of lengths) expect(messages[length]?.role).not.toBe('tool');
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });

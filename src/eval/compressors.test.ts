@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { createMemoryArchive } from '../archive/archive-store.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
@@ -101,7 +102,7 @@ describe.each([truncationCompressor, headTailCompressor])('$name', (compressor: 
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { InvalidMessageError } from '../errors/index.js';
 import { fromOpenAI } from '../messages/convert/openai.js';
 import type { Conversation, Message } from '../messages/types.js';
@@ -159,7 +160,7 @@ describe('generateProbes', () => {
         expect(() => parseProbeFile(toFileFormat(file))).not.toThrow();
         expect(scoreProbes(file.probes, messages).total.passed).toBe(file.probes.length);
       }),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 

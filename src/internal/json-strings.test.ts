@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import {
   mapStringLeaves,
   someStringLeaf,
@@ -79,7 +80,7 @@ describe('JSON string leaves', () => {
           expect(stringLeaves(changed)).toHaveLength(leaves.length);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { locateJsonError } from './locate-json-error.js';
 
 describe('locateJsonError', () => {
@@ -23,7 +24,7 @@ describe('locateJsonError', () => {
       fc.property(fc.jsonValue(), fc.boolean(), (value, pretty) => {
         expect(locateJsonError(JSON.stringify(value, null, pretty ? 2 : undefined))).toBeUndefined();
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
     fc.assert(
       fc.property(fc.string({ maxLength: 12 }), (text) => {
@@ -35,7 +36,7 @@ describe('locateJsonError', () => {
         }
         expect(locateJsonError(text) === undefined).toBe(parses);
       }),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reversedKeys } from '../../test/support/json-values.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { stableStringify } from './stable-json.js';
 
 /** Every object in `value`, nested ones included. */
@@ -25,7 +26,7 @@ describe('stableStringify', () => {
         }
         expect(stableStringify(reversedKeys(value))).toBe(text);
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { reversedKeys } from '../../test/support/json-values.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { stableStringify } from './stable-json.js';
 import { stableKey } from './stable-key.js';
 
@@ -28,7 +29,7 @@ describe('stableKey', () => {
         expect(stableKey(left) === stableKey(right)).toBe(stableStringify(left) === stableStringify(right));
         expect(stableKey(reversedKeys(left))).toBe(stableKey(left));
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 

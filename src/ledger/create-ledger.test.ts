@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { isPrecisError } from '../errors/index.js';
 import { assignIds } from '../messages/ids.js';
 import type { IdentifiedMessage, Message } from '../messages/types.js';
@@ -853,7 +854,7 @@ describe('properties', () => {
         expect(JSON.parse(JSON.stringify(batch))).toEqual(batch);
         expect(buildLedger(messages)).toEqual(batch);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -873,7 +874,7 @@ describe('properties', () => {
           for (const change of file.changes)
             expect(messages.some((message) => message.id === change.messageId)).toBe(true);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

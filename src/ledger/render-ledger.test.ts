@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder, type ToolExchange } from '../testing/message-builders.js';
 import { createO200kCounter } from '../tokens/index.js';
@@ -146,7 +147,7 @@ describe('renderLedger', () => {
           expect(readCodeSpan(`- ${span}${after}`, 2)).toEqual({ text, end: span.length + 2 });
         },
       ),
-      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 200) },
+      { numRuns: propertyRuns(200) },
     );
   });
 
@@ -175,7 +176,7 @@ describe('renderLedger', () => {
           counter.count(renderLedger(snapshot, { maxTokens: maxTokens - 40, counter })),
         ).toBeLessThanOrEqual(counter.count(text));
       }),
-      { numRuns: 60 },
+      { numRuns: propertyRuns(60) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { isPrecisError } from '../errors/index.js';
 import { createSecretRedactor, mergeRedactions, redactSecrets, secretKinds } from './redact-secrets.js';
 
@@ -110,7 +111,7 @@ describe('redactSecrets', () => {
           expect(again.text).toBe(result.text);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { isPrecisError } from '../errors/index.js';
 import { createConversationBuilder } from '../testing/message-builders.js';
 import {
@@ -38,7 +39,7 @@ describe('fenceData', () => {
         expect(fence.length).toBeGreaterThan(longestInside);
         expect(fenced).toBe(`${fence}data\n${text}\n${fence}`);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { createTokenAccountant } from '../tokens/index.js';
 import { keepHeadAndTail, trimmedTextMarker } from './head-and-tail.js';
 
@@ -128,7 +129,7 @@ describe('keepHeadAndTail', () => {
           expect(count(trimmed)).toBeLessThan(count(diff));
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -156,7 +157,7 @@ describe('keepHeadAndTail', () => {
           expect(match![1]!.length + match![3]!.length).toBeLessThan(text.length);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

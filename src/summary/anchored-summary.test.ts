@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { assignIds } from '../messages/ids.js';
 import {
   assistantMessage,
@@ -1891,7 +1892,7 @@ describe('mergeAnchoredSummary', () => {
         }
         for (const task of merged.tasks) expect(task.done).toBe(doneSoFar.has(task.text));
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });

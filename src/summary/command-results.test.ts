@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { assignIds } from '../messages/ids.js';
 import { createConversationBuilder } from '../testing/message-builders.js';
 import { commandResultLines } from './command-results.js';
@@ -389,7 +390,7 @@ describe('commandResultLines', () => {
           );
         },
       ),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { createO200kCounter } from '../tokens/index.js';
 import { countJoinedLines } from './count-joined-lines.js';
 
@@ -53,7 +54,7 @@ describe('countJoinedLines', () => {
         const composed = countJoinedLines(generated, count);
         if (composed !== undefined) expect(composed).toBe(count(join(generated)));
       }),
-      { numRuns: 3000 },
+      { numRuns: propertyRuns(3000) },
     );
   });
 
@@ -67,7 +68,7 @@ describe('countJoinedLines', () => {
           expect(countJoinedLines(generated, count)).toBe(count(join(generated)));
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { countFacts } from './fact-count.js';
 
 /** The pattern `countFacts` counts the matches of, as one global regular expression. */
@@ -24,7 +25,7 @@ describe('countFacts', () => {
         const text = pieces.join('');
         expect(countFacts(text)).toBe(text.match(factPattern)?.length ?? 0);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { type AnchoredSummary, emptyAnchoredSummary } from './anchored-summary.js';
 import { parseRenderedSummary } from './parse-rendered-summary.js';
 import { renderAnchoredSummary } from './render-anchored-summary.js';
@@ -185,7 +186,7 @@ describe('parseRenderedSummary', () => {
           expect(shown(renderAnchoredSummary(parsed!))).toBe(shown(text));
         },
       ),
-      { numRuns: Number(process.env.PRECIS_PROPERTY_RUNS ?? 200) },
+      { numRuns: propertyRuns(200) },
     );
   });
 });

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import {
   createCalibratedCounter,
@@ -62,7 +63,7 @@ describe('createCalibratedCounter', () => {
           expect(Math.abs(counter.ratio - trueRatio)).toBeLessThan(0.01);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it, vi } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../errors/index.js';
 import { createO200kCounter, rememberO200kCount } from './o200k-counter.js';
 import { o200kPiecePattern } from './split-long-pieces.js';
@@ -111,7 +112,7 @@ describe('createO200kCounter', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
         expect(counter.count(text)).toBe(bare(text));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -130,7 +131,7 @@ describe('createO200kCounter', () => {
         fc.pre(longest <= limit);
         expect(createO200kCounter({ longRunGuardChars: limit }).count(text)).toBe(bare(text));
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

@@ -4,6 +4,7 @@ import { runInNewContext } from 'node:vm';
 import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { asciiPiecePattern, createPieceCounter } from './piece-counter.js';
 import { o200kPiecePattern } from './split-long-pieces.js';
 
@@ -21,9 +22,6 @@ function pieceCounter() {
   if (counter === undefined) throw new Error('gpt-tokenizer core not recognised');
   return (text: string, cache: boolean) => counter.count(text, cache);
 }
-
-/** `PRECIS_PROPERTY_RUNS` runs the properties that many times (a long local soak). */
-const propertyRuns = (runs: number) => Number(process.env.PRECIS_PROPERTY_RUNS ?? runs);
 
 const pieces = (text: string, pattern: RegExp) => Array.from(text.matchAll(pattern), (match) => match[0]);
 

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { O200K_TOKEN_SPLIT_REGEX } from 'gpt-tokenizer/encodingParams/constants';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { mayHaveLongRun, o200kPiecePattern, splitLongPieces } from './split-long-pieces.js';
 
 const longRun = (limit: number) =>
@@ -92,7 +93,7 @@ describe('splitLongPieces', () => {
           for (const part of parts) expect(longestPiece(part)).toBeLessThanOrEqual(Math.max(limit, 3));
         }
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -105,7 +106,7 @@ describe('splitLongPieces', () => {
           if (longRun(limit).test(input)) expect(mayHaveLongRun(input, limit)).toBe(true);
         },
       ),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });

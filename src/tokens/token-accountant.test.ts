@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { countTokens as countGpt4oChat } from 'gpt-tokenizer/model/gpt-4o';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../test/support/property-runs.js';
 import { InvalidArgumentError, InvalidMessageError } from '../errors/index.js';
 import type { Conversation, Message, ToolDefinition } from '../messages/types.js';
 import { createCalibratedCounter } from './calibrated-counter.js';
@@ -121,7 +122,7 @@ describe('createTokenAccountant: content', () => {
           expect(accountant.measureMessage(message).contentTokens).toBe(expected);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { escapeHtml } from './escape-html.js';
 
 const decodeEntities = (html: string) =>
@@ -27,7 +28,7 @@ describe('escapeHtml', () => {
         expect(escaped.replace(/&(amp|lt|gt|quot|#39);/g, '')).not.toContain('&');
         expect(decodeEntities(escaped)).toBe(text);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

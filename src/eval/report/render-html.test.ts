@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import fc from 'fast-check';
 import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { Message } from '../../messages/types.js';
 import { createTokenAccountant } from '../../tokens/index.js';
@@ -267,7 +268,7 @@ describe('renderHtml', () => {
           expect(count(page, /<\/script>/g)).toBe(1);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   });
 });
@@ -438,7 +439,7 @@ describe('renderHtml with a judge and several compression points', async () => {
           expect(count(page, /<div class="judgement /g)).toBe(judgedInFirst);
         },
       ),
-      { numRuns: 30 },
+      { numRuns: propertyRuns(30) },
     );
   });
 });

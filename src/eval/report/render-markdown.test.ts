@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { Message } from '../../messages/types.js';
 import { createTokenAccountant } from '../../tokens/index.js';
@@ -299,7 +300,7 @@ describe('markdownCode', () => {
           fence.length,
         );
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

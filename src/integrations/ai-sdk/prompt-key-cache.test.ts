@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { messageContentHash } from '../../messages/ids.js';
 import { parseMessages } from '../../messages/parse.js';
@@ -155,7 +156,7 @@ describe('createPromptKeyCache', () => {
           if (expected.value !== undefined) expect(cache.read(prompt).messages).toBe(prompt);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

@@ -7,6 +7,7 @@ import {
 } from '@langchain/core/messages';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { unknownToolName } from '../../messages/convert/placeholders.js';
 import { assignIds, messageContentHash } from '../../messages/ids.js';
@@ -180,7 +181,7 @@ describe('createLangChainMessageCache', () => {
           }
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

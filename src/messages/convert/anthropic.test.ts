@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { anthropicConversation } from '../../../test/arbitraries/anthropic.js';
 import { messageConversation } from '../../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import type { Conversation, Message } from '../types.js';
 import { fromAnthropic, toAnthropic } from './anthropic.js';
@@ -737,7 +738,7 @@ describe('properties', () => {
         expect(warnings).toEqual([]);
         expect(written).toStrictEqual(wireOf(input));
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -751,7 +752,7 @@ describe('properties', () => {
         expect(again.tools).toStrictEqual(conversation.tools);
         expect(warnings).toEqual([]);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -762,7 +763,7 @@ describe('properties', () => {
         const rewritten = writtenOf(fromAnthropic(written)).written;
         expect(rewritten).toStrictEqual(written);
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 });

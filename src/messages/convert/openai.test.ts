@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { openAIConversation, openAIRequest } from '../../../test/arbitraries/openai.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidArgumentError, InvalidMessageError } from '../../errors/index.js';
 import type { AssistantMessage, Conversation, Message, ToolCallPart, UserMessage } from '../types.js';
 import { fromOpenAI, toOpenAI } from './openai.js';
@@ -683,7 +684,7 @@ describe('round-trip properties', () => {
         expect(result.messages).toStrictEqual(messages);
         expect(result.warnings).toStrictEqual([]);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -693,7 +694,7 @@ describe('round-trip properties', () => {
         const conversation = fromOpenAI(messages);
         expect(fromOpenAI(toOpenAI(conversation).messages)).toStrictEqual(conversation);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -711,7 +712,7 @@ describe('round-trip properties', () => {
         expect(rebuilt).toStrictEqual(body);
         expect(fromOpenAI(rebuilt)).toStrictEqual(conversation);
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 
@@ -724,7 +725,7 @@ describe('round-trip properties', () => {
         );
         expect(rawParts).not.toContain('"rawPart":"KNOWN"');
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
   });
 });

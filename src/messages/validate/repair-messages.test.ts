@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import {
   assistant,
   call,
@@ -518,7 +519,7 @@ describe('repairMessages', () => {
 
 // Properties ---------------------------------------------------------------------------------------------
 
-const runs = { numRuns: 5000 };
+const runs = { numRuns: propertyRuns(5000) };
 const targetArbitrary = fc.constantFrom(...validationTargets);
 
 function isPlaceholderResult(part: Part): boolean {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { messageConversation } from '../../../test/arbitraries/messages.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import {
   assistant,
   call,
@@ -327,7 +328,7 @@ describe('validateMessages against the reference checker', () => {
         const { valid } = validateMessages(messages, { provider, allowPendingToolCalls: allowPending });
         expect(valid).toBe(referenceProblems(messages, provider, allowPending).length === 0);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -339,7 +340,7 @@ describe('validateMessages against the reference checker', () => {
           expect(validateMessages(messages, { provider }).issues).toEqual([]);
         }
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 
@@ -349,7 +350,7 @@ describe('validateMessages against the reference checker', () => {
         const repaired = repairMessages(messages, { provider, allowPendingToolCalls: allowPending }).messages;
         expect(referenceProblems(repaired, provider, allowPending)).toEqual([]);
       }),
-      { numRuns: 5000 },
+      { numRuns: propertyRuns(5000) },
     );
   });
 });

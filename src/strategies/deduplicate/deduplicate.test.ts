@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { strategyContext } from '../../../test/strategy-invariants.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { isPrecisError } from '../../errors/index.js';
 import { toolOutputText } from '../../messages/content.js';
 import { assignIds } from '../../messages/ids.js';
@@ -215,7 +216,7 @@ describe('deduplicate', () => {
           );
         },
       ),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { isPrecisError } from '../../errors/index.js';
 import { findNearDuplicates, type NearDuplicate, normaliseWhitespace } from './find-near-duplicates.js';
 
@@ -158,7 +159,7 @@ describe('findNearDuplicates', () => {
         expect(findNearDuplicates(texts, options)).toEqual(expected);
         expect(findNearDuplicates(edited, options)).toEqual(pairwise(edited, groups, protectedIndexes));
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 
@@ -180,7 +181,7 @@ describe('findNearDuplicates', () => {
         const remaining = texts.filter((_, index) => !duplicated.has(index));
         expect(findNearDuplicates(remaining)).toEqual([]);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 });

@@ -5,6 +5,7 @@ import {
   richConversation,
   strategyContext,
 } from '../../../test/strategy-invariants.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { createMemoryArchive } from '../../archive/archive-store.js';
 import { InvalidMessageError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
@@ -414,7 +415,7 @@ describe('dropOldestTurns', () => {
           }
         },
       ),
-      { numRuns: 150 },
+      { numRuns: propertyRuns(150) },
     );
   });
 

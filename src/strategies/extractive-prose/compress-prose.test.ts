@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { createO200kCounter } from '../../tokens/index.js';
 import { compressProse, elisionMarker } from './compress-prose.js';
@@ -351,7 +352,7 @@ describe('compressProse', () => {
           expect(output.length).toBeLessThanOrEqual(input.length);
           expect(counter.count(output)).toBeLessThanOrEqual(counter.count(input));
         }),
-        { numRuns: 300 },
+        { numRuns: propertyRuns(300) },
       );
     });
 
@@ -361,7 +362,7 @@ describe('compressProse', () => {
           const once = compressProse(input, { keepRatio });
           expect(compressProse(once, { keepRatio })).toBe(once);
         }),
-        { numRuns: 300 },
+        { numRuns: propertyRuns(300) },
       );
     });
 
@@ -380,7 +381,7 @@ describe('compressProse', () => {
         fc.property(withFences, ratio, ({ text, block }, keepRatio) => {
           expect(compressProse(text, { keepRatio })).toContain(block);
         }),
-        { numRuns: 300 },
+        { numRuns: propertyRuns(300) },
       );
     });
 
@@ -396,7 +397,7 @@ describe('compressProse', () => {
             from = at;
           }
         }),
-        { numRuns: 200 },
+        { numRuns: propertyRuns(200) },
       );
     });
   });

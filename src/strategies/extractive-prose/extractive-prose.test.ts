@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { strategyContext } from '../../../test/strategy-invariants.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import type { IdentifiedMessage, Message } from '../../messages/types.js';
 import { validateMessages } from '../../messages/validate/index.js';
@@ -178,7 +179,7 @@ describe('extractiveProse', () => {
           expect(twice.actions).toEqual([]);
         },
       ),
-      { numRuns: 40 },
+      { numRuns: propertyRuns(40) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { InvalidArgumentError } from '../../errors/index.js';
 import { type AnchoredSummary, emptyAnchoredSummary } from '../../summary/index.js';
 import {
@@ -162,7 +163,7 @@ describe('withAnchoredSections', () => {
         }
         expect(new Set(merged.tasks.map((entry) => entry.text)).size).toBe(merged.tasks.length);
       }),
-      { numRuns: 200 },
+      { numRuns: propertyRuns(200) },
     );
   });
 

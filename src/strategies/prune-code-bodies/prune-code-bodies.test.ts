@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { strategyContext } from '../../../test/strategy-invariants.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { isPrecisError } from '../../errors/index.js';
 import { assignIds } from '../../messages/ids.js';
 import type { IdentifiedMessage, Message, ToolMessage } from '../../messages/types.js';
@@ -217,7 +218,7 @@ describe('pruneCodeBodies', () => {
           );
         },
       ),
-      { numRuns: 100 },
+      { numRuns: propertyRuns(100) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { isPrecisError } from '../../errors/index.js';
 import { pruneCode } from './prune-code.js';
 
@@ -218,7 +219,7 @@ describe('pruneCode', () => {
         expect(result.code.length).toBeLessThanOrEqual(code.length);
         expect(pruneCode(result.code, 'typescript', { handle: 'h-x' }).code).toBe(result.code);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
@@ -265,7 +266,7 @@ describe('pruneCode', () => {
         expect(result.code.length).toBeLessThanOrEqual(code.length);
         expect(pruneCode(result.code, 'python', { handle: 'h-y' }).code).toBe(result.code);
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -15,6 +15,7 @@ import {
   renderForProbes,
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { TranscriptImportError } from '../../errors/index.js';
 import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type {
@@ -615,7 +616,7 @@ describe('aiderImporter.parse, robustness', () => {
           if (text.includes(word)) expect(rendered).toContain(word);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 

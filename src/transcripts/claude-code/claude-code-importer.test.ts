@@ -11,6 +11,7 @@ import {
   loadProbes,
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { TranscriptImportError } from '../../errors/index.js';
 import { messageText, toolCallsOf } from '../../messages/content.js';
 import type { Message, ToolMessage, UserMessage } from '../../messages/types.js';
@@ -713,7 +714,7 @@ describe('claudeCodeImporter.parse: property', () => {
           expectAllCounted(context.stats);
         },
       ),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.js';
 import type { Message, ToolCallPart } from '../../messages/types.js';
 import { repairPlaceholders, validateMessages } from '../../messages/validate/index.js';
@@ -341,7 +342,7 @@ describe('createTranscriptBuilder', () => {
         const allText = messages.map(messageText).join('\n');
         for (const result of results) expect(allText).toContain(result);
       }),
-      { numRuns: 400 },
+      { numRuns: propertyRuns(400) },
     );
   });
 });

@@ -10,6 +10,7 @@ import {
   loadProbes,
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { TranscriptImportError } from '../../errors/index.js';
 import {
   isUserRequest,
@@ -414,7 +415,7 @@ describe('fencedActionFinder', () => {
           expect(find(text)).toStrictEqual(expected);
         },
       ),
-      { numRuns: 2000 },
+      { numRuns: propertyRuns(2000) },
     );
   });
 });

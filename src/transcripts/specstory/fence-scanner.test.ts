@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import {
   closesFence,
   createFenceScanner,
@@ -54,7 +55,7 @@ describe('createFenceScanner', () => {
           );
         }
       }),
-      { numRuns: 500 },
+      { numRuns: propertyRuns(500) },
     );
   });
 
@@ -107,7 +108,7 @@ describe('trimBlankLines and splitLines', () => {
         const text = pieces.join('');
         expect(trimBlankLines(text)).toBe(regexTrim(text));
       }),
-      { numRuns: 1000 },
+      { numRuns: propertyRuns(1000) },
     );
     // The input that makes the regular expression quadratic (its speed: bench/importers.bench.mjs).
     const blanks = `x${'\n '.repeat(200_000)}y`;

@@ -19,6 +19,7 @@ import {
   renderForProbes,
   sessionsDir,
 } from '../../../test/support/probe-facts.js';
+import { propertyRuns } from '../../../test/support/property-runs.js';
 import { TranscriptImportError } from '../../errors/index.js';
 import { buildLedger } from '../../ledger/index.js';
 import { messageText, toolCallsOf, toolResultsOf } from '../../messages/content.js';
@@ -558,7 +559,7 @@ describe('specStoryImporter.parse, robustness', () => {
           if (text.includes(word)) expect(rendered).toContain(word);
         }
       }),
-      { numRuns: 300 },
+      { numRuns: propertyRuns(300) },
     );
   });
 
