@@ -371,7 +371,6 @@ function bullets(items: readonly string[]): string[] {
   return items.map((item) => `- ${item.replaceAll('\n', '\n  ')}`);
 }
 
-/** Every line of a section but those shown elsewhere: the section uncapped. */
 /** Lines `lines` of `section`, in their order, but those an earlier section shows. */
 function linesAmong(
   section: FittedSection,
@@ -387,6 +386,7 @@ function linesAmong(
   };
 }
 
+/** Every line of a section but those shown elsewhere: the section uncapped. */
 function allLines(section: FittedSection, shownElsewhere: ReadonlySet<number> | undefined): FittedLines {
   const keptIndexes = section.lines.map((_, index) => index).filter((index) => !shownElsewhere?.has(index));
   return {
@@ -1104,53 +1104,22 @@ export function createAnchoredSummaryRenderer(
       .map((section, index) => ({ index, weight: section.weight }))
       .filter(({ index }) => natural[index]! > caps[index]!)
       .sort((a, b) => b.weight - a.weight || a.index - b.index);
-    const used = (lines: FittedLines) => lines.keptTokens.reduce((sum, tokens) => sum + tokens + 1, 0);
-    /** The extra tokens of a section shown for the first time: its heading. */
-    const opening = (before: FittedLines) => (before.kept.length === 0 ? sectionHeadingTokens : 0);
     /**
      * The lines of the sections that want more, using `room` more tokens (by the line counts: the text's count
      * may differ a little); undefined when none shows more. First each takes its best line that fits, heaviest
      * first, so that a small summary shows the best line of several sections rather than many lines of one; then
-     * what is left goes to them a line at a time, the most value per token first.
+     * what is left goes to them a line at a time, the most value per token first: a section's k-th line of the
+     * leftover is worth its weight / k^lineValueDecay (as `chooseByValue` values lines). Offered to each section in
+     * turn, heaviest first, the leftover went to the first that could take lines, and those after it got none.
+     * The lines are chosen here, not fitted to raised caps: under a raised cap a section's fit takes a longer line
+     * it ranks higher in place of several chosen (and a fit per line cost this pass 3x its time).
      */
     const raise = (room: number): Map<number, Set<number>> | undefined => {
       let leftover = room;
-      let changed = false;
-      const raised = [...caps];
-      /** Raises section `index` to `limit` when that shows more within the leftover. */
-      const tryLimit = (index: number, limit: number): boolean => {
-        const shownElsewhere = text.shownElsewhere[index];
-        const before = fitted[index]!.fitter.fit(raised[index]!, shownElsewhere);
-        const after = fitted[index]!.fitter.fit(limit, shownElsewhere);
-        const added = used(after) - used(before) + opening(before);
-        if (limit <= raised[index]! || after.kept.length <= before.kept.length || added > leftover)
-          return false;
-        raised[index] = limit;
-        leftover -= added;
-        changed = true;
-        return true;
-      };
-      for (const { index } of hungry) {
-        const section = fitted[index]!;
-        const shownElsewhere = text.shownElsewhere[index];
-        const before = section.fitter.fit(raised[index]!, shownElsewhere);
-        const kept = new Set(before.keptIndexes);
-        const heading = before.kept.length === 0 ? sectionHeadingTokens : 0;
-        for (const candidate of section.fitter.ranked()) {
-          if (kept.has(candidate) || shownElsewhere?.has(candidate)) continue;
-          const tokens = section.lineTokens[candidate]! + 1;
-          if (tokens + heading <= leftover && tryLimit(index, used(before) + tokens)) break;
-        }
-      }
-      // Then the rest, a line at a time: the line worth the most per token, a section's k-th line of the leftover
-      // worth its weight / k^lineValueDecay (as `chooseByValue` values lines). Offered to each section in turn,
-      // heaviest first, the leftover went to the first that could take lines, and sections after it got nothing.
-      // The lines are chosen here, not fitted to raised caps: under a raised cap a section's fit takes a longer
-      // line it ranks higher in place of several chosen (and a fit per line cost this pass 3x its time).
       const states = new Map(
         hungry.map(({ index }) => {
           const section = fitted[index]!;
-          const before = section.fitter.fit(raised[index]!, text.shownElsewhere[index]);
+          const before = section.fitter.fit(caps[index]!, text.shownElsewhere[index]);
           const salient = section.fit.policy === 'salient';
           return [
             index,
@@ -1160,9 +1129,10 @@ export function createAnchoredSummaryRenderer(
               shapes: salient
                 ? new Set(before.keptIndexes.map((line) => section.fitter.shapeOf(line)))
                 : undefined,
+              // Lines taken after the first.
               taken: 0,
               // Lines of its ranking passed over: shown, not to be shown, or too long for a leftover that only
-              // shrinks (a line too long beside the heading stays passed over once a shorter one brings it).
+              // shrinks (one too long beside the section's heading is not offered again once the heading is in).
               position: 0,
             },
           ];
@@ -1184,6 +1154,19 @@ export function createAnchoredSummaryRenderer(
         }
         return undefined;
       };
+      const take = (index: number, line: number, cost: number) => {
+        const state = states.get(index)!;
+        state.shown.add(line);
+        state.shapes?.add(fitted[index]!.fitter.shapeOf(line));
+        leftover -= cost;
+      };
+      let changed = false;
+      for (const { index } of hungry) {
+        const next = nextLine(index);
+        if (next === undefined) continue;
+        take(index, next.line, next.cost);
+        changed = true;
+      }
       for (;;) {
         let best: { index: number; line: number; cost: number; value: number } | undefined;
         for (const { index } of hungry) {
@@ -1194,11 +1177,8 @@ export function createAnchoredSummaryRenderer(
           if (best === undefined || value > best.value) best = { index, ...next, value };
         }
         if (best === undefined) break;
-        const state = states.get(best.index)!;
-        state.shown.add(best.line);
-        state.shapes?.add(fitted[best.index]!.fitter.shapeOf(best.line));
-        state.taken++;
-        leftover -= best.cost;
+        take(best.index, best.line, best.cost);
+        states.get(best.index)!.taken++;
         changed = true;
       }
       return changed ? new Map([...states].map(([index, state]) => [index, state.shown])) : undefined;

@@ -55,9 +55,9 @@ function compactDigests(text: string, file: string, share: number): { result: st
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
   '0.05': { result: 'deb8115c25810deb9bc8bb08f7984dac', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
-  '0.1': { result: 'c40dd9feebd8859a22847674caf1d86f', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
-  '0.15': { result: '01d1300c0d44b8e2b0df58a62fef2b8b', archive: '5ff05681bdd52696c57ce0b0d081719f' },
-  '0.2': { result: '302576fd4ec3ba1bb44fa2e0137a37f7', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
+  '0.1': { result: '5b71c25e7b59c29cfefac209048d1c37', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
+  '0.15': { result: 'e0d37099e66b3ee608228c6ffbc90e07', archive: '5ff05681bdd52696c57ce0b0d081719f' },
+  '0.2': { result: 'a8cd24fc4f3455a68fbf7e9f020c7cbc', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
   '0.3': { result: 'd15fa04653ba260a6e1b86b02e99ea13', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
 };
 
@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: 'c3f1a65ca38a9f816a3d5a894a29a55a',
+    result: '8731dddf13f381b6a4744e282c328665',
     archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
