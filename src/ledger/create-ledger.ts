@@ -313,9 +313,8 @@ export function createLedger(): Ledger {
     const unfinished = placeholder || command === undefined ? undefined : unfinishedStatusOf(text);
     const status: CommandStatus = placeholder
       ? 'unknown'
-      : unfinished !== undefined
-        ? unfinished
-        : failed
+      : (unfinished ??
+        (failed
           ? 'failed'
           : exitCode !== undefined ||
               command === undefined ||
@@ -324,7 +323,7 @@ export function createLedger(): Ledger {
               part.output.type !== 'text' ||
               failureSignallingTools.has(part.toolName)
             ? 'ok'
-            : 'unknown';
+            : 'unknown'));
 
     if (call?.command !== undefined) {
       call.command.status = status;

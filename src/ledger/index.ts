@@ -19,6 +19,7 @@ export {
   type LedgerReference,
   type LedgerSnapshot,
   type LedgerTestRun,
+  unfinishedStatusWords,
 } from './ledger-types.js';
 export {
   type CommandKind,

@@ -60,6 +60,8 @@ export const commandStatuses = ['ok', 'failed', 'timed-out', 'running', 'unknown
  * seen yet; `unknown`: a result that says neither (no exit code, transcript kept no output).
  */
 export type CommandStatus = (typeof commandStatuses)[number];
+/** How the statuses of a command its harness stopped waiting for are said, wherever a status is written out. */
+export const unfinishedStatusWords = { 'timed-out': 'timed out', running: 'still running' } as const;
 
 export interface LedgerCommand {
   /** Verbatim: a shell line, code, a search as `Grep "pattern" path`, a sub-agent's task as `Task "…"`. */

@@ -1,13 +1,14 @@
 import type { TokenCounter } from '../tokens/index.js';
 import { createO200kCounter } from '../tokens/index.js';
-import type {
-  LedgerCommand,
-  LedgerError,
-  LedgerFile,
-  LedgerFileChange,
-  LedgerReference,
-  LedgerSnapshot,
-  LedgerTestRun,
+import {
+  type LedgerCommand,
+  type LedgerError,
+  type LedgerFile,
+  type LedgerFileChange,
+  type LedgerReference,
+  type LedgerSnapshot,
+  type LedgerTestRun,
+  unfinishedStatusWords,
 } from './ledger-types.js';
 
 export interface RenderLedgerOptions {
@@ -187,8 +188,7 @@ function commandRow(command: LedgerCommand, maxChars: number): { text: string; i
     outcome = {
       ok: 'ok',
       failed: 'failed',
-      'timed-out': 'timed out',
-      running: 'still running',
+      ...unfinishedStatusWords,
       unknown: 'no status',
       pending: 'no result',
     }[command.status];
@@ -231,8 +231,7 @@ function testRow(
         : {
             ok: 'passed (no summary)',
             failed: 'failed (no summary)',
-            'timed-out': 'timed out',
-            running: 'still running',
+            ...unfinishedStatusWords,
             unknown: 'no output',
             pending: 'no result',
           }[run.status];

@@ -14,6 +14,7 @@ import {
   recogniseToolCall,
   runsCommand,
   stackFrameLine,
+  unfinishedStatusWords,
   withoutTestRunHeaders,
 } from '../ledger/index.js';
 import {
@@ -1333,7 +1334,7 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
 
 /** A command's status as the summary says it. */
 function statusWords(status: CommandStatus): string {
-  return status === 'timed-out' ? 'timed out' : status === 'running' ? 'still running' : status;
+  return status === 'timed-out' || status === 'running' ? unfinishedStatusWords[status] : status;
 }
 
 /** How much a file status says: named in prose, a read that failed, read, then changed. */

@@ -374,7 +374,7 @@ function bullets(items: readonly string[]): string[] {
 /** Lines `lines` of `section`, in their order, but those an earlier section shows. */
 function linesAmong(
   section: FittedSection,
-  lines: ReadonlySet<number>,
+  lines: Iterable<number>,
   shownElsewhere: ReadonlySet<number> | undefined,
 ): FittedLines {
   const keptIndexes = [...lines].filter((index) => !shownElsewhere?.has(index)).sort((a, b) => a - b);
@@ -388,13 +388,7 @@ function linesAmong(
 
 /** Every line of a section but those shown elsewhere: the section uncapped. */
 function allLines(section: FittedSection, shownElsewhere: ReadonlySet<number> | undefined): FittedLines {
-  const keptIndexes = section.lines.map((_, index) => index).filter((index) => !shownElsewhere?.has(index));
-  return {
-    kept: keptIndexes.map((index) => section.lines[index]!),
-    keptIndexes,
-    keptTokens: keptIndexes.map((index) => section.lineTokens[index]!),
-    left: 0,
-  };
+  return linesAmong(section, section.lines.keys(), shownElsewhere);
 }
 
 /**
