@@ -711,6 +711,58 @@ describe('buildAnchoredSummary', () => {
     const text = renderAnchoredSummary(summary);
     expect(text.indexOf('const re = /^=+$/gm;')).toBeLessThan(text.indexOf('console.log(parse(padded));'));
     expect(text.match(/## Code written/g)).toHaveLength(1);
+    // What the edit of a file that was there took out; the session's own file's old lines are its code written.
+    expect(summary.replacedCode).toEqual(['const re = /=+/g;']);
+    expect(text).toContain('## Code replaced (verbatim)\n- const re = /=+/g;\n');
+  });
+
+  it('keeps what edits took out of files that were there, not lines the session wrote and replaced itself', () => {
+    const calls = [
+      toolCall(
+        'Edit',
+        {
+          file_path: 'src/picker.ts',
+          old_string: 'if (selectionState === "partial") {\n  acceptDate(newDate, false);\n}\nrender();',
+          new_string: '// Accept only when finished\nrender();',
+        },
+        'call-1',
+      ),
+      // The comment the first edit wrote is replaced again: the session's own line, not the file's old text.
+      toolCall(
+        'Edit',
+        {
+          file_path: 'src/picker.ts',
+          old_string: '// Accept only when finished',
+          new_string: '// Accept on OK only',
+        },
+        'call-2',
+      ),
+      // A diff's removed lines are its old text too (its context and header are not).
+      toolCall(
+        'apply_patch',
+        {
+          path: 'src/dialog.ts',
+          patch:
+            '--- a/src/dialog.ts\n+++ b/src/dialog.ts\n onCancel() {\n-  close(true);\n+  reset();\n+  close(false);\n }',
+        },
+        'call-3',
+      ),
+    ];
+    const summary = oneStepSummary('Make Cancel work', calls, 'ok');
+    expect(summary.replacedCode).toEqual([
+      'if (selectionState === "partial") {',
+      'acceptDate(newDate, false);',
+      'close(true);',
+    ]);
+    expect(summary.changes).toEqual([
+      '// Accept only when finished',
+      '// Accept on OK only',
+      'reset();',
+      'close(false);',
+    ]);
+    // Earlier items survive a merge; a repeat is not added twice.
+    const merged = mergeAnchoredSummary(summary, oneStepSummary('Again', calls.slice(0, 1), 'ok'));
+    expect(merged.replacedCode).toEqual(summary.replacedCode);
   });
 
   it('takes the lines of an edit that names no file (SWE-agent) as code written into the file the ledger says', () => {
@@ -1979,6 +2031,7 @@ describe('authoredLinesOf', () => {
       kind: 'edit',
       lines: ['onDismiss: () => {', 'dispatch({ type: "reset" });'],
       path: '/workspace/app/src/picker.ts',
+      replaced: ['onDismiss: () => setIsOpen(false),'],
     });
     expect(
       authoredLinesOf({ subagent_type: 'general-purpose', prompt: 'Check package configuration' }),
@@ -2014,12 +2067,14 @@ describe('parseAnchoredSummary', () => {
     const {
       scripts: _scripts,
       createdCode: _created,
+      replacedCode: _replaced,
       soughtExcerpts: _sought,
       ...older
     } = anchoredSummaryToJson(summary) as Record<string, unknown>;
     expect(parseAnchoredSummary(older as never)).toMatchObject({
       scripts: [],
       createdCode: [],
+      replacedCode: [],
       soughtExcerpts: [],
     });
     expect(

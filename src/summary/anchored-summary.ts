@@ -71,6 +71,12 @@ export interface AnchoredSummary {
   /** Lines of the project files the session created (not in scratch locations), verbatim and distinct. */
   createdCode: string[];
   /**
+   * Lines edits took out of project files that were there before the session (an edit's old text, a diff's `-`
+   * lines) and did not write back, verbatim and distinct: what the code said before, which the file no longer
+   * shows. Lines the session itself wrote and later replaced are not among them.
+   */
+  replacedCode: string[];
+  /**
    * Lines of scripts, commands and scratch files the agent wrote, and of the code blocks in its messages (a
    * change it proposed, a command for the user), verbatim and distinct.
    */
@@ -142,6 +148,7 @@ type ListSection =
   | 'commands'
   | 'changes'
   | 'createdCode'
+  | 'replacedCode'
   | 'scripts'
   | 'results'
   | 'currentState'
@@ -593,6 +600,7 @@ export function emptyAnchoredSummary(): AnchoredSummary {
     commands: [],
     changes: [],
     createdCode: [],
+    replacedCode: [],
     scripts: [],
     results: [],
     currentState: [],
@@ -699,13 +707,14 @@ export function buildAnchoredSummary(
               lines: named.lines.filter((line) => !loneWord.test(line) && !sweAgentEditLine.test(line)),
             }
           : named;
+      const isCreated = authored.path !== undefined && created.has(ledgerFileKey(authored.path));
       const section =
-        authored.kind === 'script'
-          ? summary.scripts
-          : authored.path !== undefined && created.has(ledgerFileKey(authored.path))
-            ? summary.createdCode
-            : summary.changes;
+        authored.kind === 'script' ? summary.scripts : isCreated ? summary.createdCode : summary.changes;
       for (const line of authored.lines) pushUnique(section, line);
+      // What a project file said before the session: not the lines of a file it created, nor its own earlier edits.
+      if (authored.kind === 'edit' && !isCreated)
+        for (const line of authored.replaced ?? [])
+          if (!summary.changes.includes(line)) pushUnique(summary.replacedCode, line);
     }
   for (const message of assistants)
     for (const line of proseCodeOf(message)) pushUnique(summary.scripts, line);
@@ -926,6 +935,8 @@ export type AuthoredKind = 'edit' | 'script';
 export interface AuthoredLines {
   kind: AuthoredKind;
   lines: string[];
+  /** Lines the call took out (an edit's old text, a diff's `-` lines) and did not write back; absent when none. */
+  replaced?: string[];
   /** The file an edit wrote to, as the call named it. */
   path?: string;
 }
@@ -942,6 +953,7 @@ const scratchPath = /^(?:\/tmp\/|\/var\/tmp\/|\/private\/tmp\/|[A-Za-z]:\\(?:Win
 export function authoredLinesOf(input: unknown): AuthoredLines {
   const written: string[] = [];
   const replaced = new Set<string>();
+  const removedInDiff: string[] = [];
   let path: string | undefined;
   let hasReplacement = false;
   const walk = (value: unknown, key: string | undefined): void => {
@@ -957,8 +969,12 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       for (const raw of value.split('\n')) {
         // A diff's context lines were there before, and its `-` lines are what it replaced (an edit's old text,
         // which is not written either): its `+` lines, without the marker, are what it wrote (not `+++ b/x`).
-        if (isDiff && (!raw.startsWith('+') || raw.startsWith('+++ '))) continue;
-        const line = (isDiff ? raw.slice(1) : raw).trim();
+        if (isDiff) {
+          if (raw.startsWith('-') && !raw.startsWith('--- ')) removedInDiff.push(raw.slice(1).trim());
+          else if (raw.startsWith('+') && !raw.startsWith('+++ ')) written.push(raw.slice(1).trim());
+          continue;
+        }
+        const line = raw.trim();
         if (isReplaced) replaced.add(line);
         else written.push(line);
       }
@@ -982,7 +998,15 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
     return { kind: 'script', lines };
   // A lone word in an edit is the editor's sub-command (`str_replace`, `create`) or a bare name, not code
   // written; in other calls it can be the point (a sub-agent's type).
-  return { kind: 'edit', lines: lines.filter((line) => !loneWord.test(line)), path };
+  const removed = keptLines([...replaced, ...removedInDiff], new Set(written)).filter(
+    (line) => !loneWord.test(line),
+  );
+  return {
+    kind: 'edit',
+    lines: lines.filter((line) => !loneWord.test(line)),
+    path,
+    ...(removed.length === 0 ? {} : { replaced: removed }),
+  };
 }
 
 const loneWord = /^[\w$.-]+$/;
@@ -1370,6 +1394,7 @@ const listSections: readonly ListSection[] = [
   'commands',
   'changes',
   'createdCode',
+  'replacedCode',
   'scripts',
   'results',
   'currentState',

@@ -23,6 +23,7 @@ function fullRecord(): AnchoredSummary {
     failedApproaches: ['A fixed 100 ms delay still raced.'],
     commands: ['`npm test` → failed (exit 1), 2 runs'],
     changes: ['  await sleep(2 ** attempt * 100);', 'if (attempt > times) {\n  throw error;\n}'],
+    replacedCode: ['await sleep(100);'],
     scripts: ['node repro.js'],
     results: ['Tests: 1 failed, 41 passed'],
     currentState: ['Last step: rerunning the suite'],
@@ -65,8 +66,10 @@ describe('parseRenderedSummary', () => {
   });
 
   it('leaves out the closing line of a capped rendering and reads what it shows', () => {
+    // Every section but the excerpts fits the cap whole (the archived handles too, which the header also lists).
     const record = {
       ...fullRecord(),
+      replacedCode: [],
       excerpts: Array.from({ length: 60 }, (_, index) => `line ${index} of src/x.ts`),
     };
     const capped = renderAnchoredSummary(record, { maxTokens: 400 });
@@ -91,18 +94,20 @@ describe('parseRenderedSummary', () => {
     });
   });
 
-  it('writes code written back as changes and sought excerpts as excerpts', () => {
+  it('writes code written back as changes, code replaced as replaced code and sought excerpts as excerpts', () => {
     const record: AnchoredSummary = {
       ...emptyAnchoredSummary(),
       messageCount: 2,
       changes: ['x = 1'],
       createdCode: ['y = 2'],
+      replacedCode: ['x = 0'],
       soughtExcerpts: ['def f():'],
       excerpts: ['class C:'],
     };
     const parsed = parseRenderedSummary(renderAnchoredSummary(record))!;
     expect(parsed.changes).toEqual(['x = 1', 'y = 2']);
     expect(parsed.createdCode).toEqual([]);
+    expect(parsed.replacedCode).toEqual(['x = 0']);
     expect(parsed.excerpts).toEqual(['def f():', 'class C:']);
     expect(renderAnchoredSummary(parsed)).toBe(renderAnchoredSummary(record));
   });
@@ -151,6 +156,7 @@ describe('parseRenderedSummary', () => {
       errors: items,
       commands: items,
       changes: items,
+      replacedCode: items,
       results: items,
       tasks: fc.array(fc.record({ text: line, done: fc.boolean() }), { maxLength: 3 }),
       excerpts: items,

@@ -131,6 +131,9 @@ function addSection(record: AnchoredSummary, key: SectionKey, lines: readonly st
     case 'code':
       record.changes.push(...items);
       return true;
+    case 'replaced':
+      record.replacedCode.push(...items);
+      return true;
     case 'intent':
       return false;
     default:

@@ -54,32 +54,32 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'deb8115c25810deb9bc8bb08f7984dac', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
-  '0.1': { result: '5b71c25e7b59c29cfefac209048d1c37', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
-  '0.15': { result: 'e0d37099e66b3ee608228c6ffbc90e07', archive: '5ff05681bdd52696c57ce0b0d081719f' },
-  '0.2': { result: 'a8cd24fc4f3455a68fbf7e9f020c7cbc', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
-  '0.3': { result: 'd15fa04653ba260a6e1b86b02e99ea13', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
+  '0.05': { result: 'fa13aaf86a51078e6a9af8a3e8eb06b1', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
+  '0.1': { result: 'd30e86bfa7b0a306b57d1756dd8a6eae', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
+  '0.15': { result: 'ca517f530601048fed586a3868d9be23', archive: '5ff05681bdd52696c57ce0b0d081719f' },
+  '0.2': { result: '9ce0e0f583e128aa96c35fa1f8cd2e4a', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
+  '0.3': { result: 'c74f9e5026fc0cdea4a7cc668fdd0182', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
   'cc-native-json__attio-mcp-server__3954325b.json': {
-    result: '1566830abd3d3944091f3214ad9531e5',
+    result: 'fa3bbf90ad0004ae253822e8c9a7511c',
     archive: '6cc53d7088ba92fd445268560ca101c2',
   },
   'mini-swe-agent__django__django-16263.traj.json': {
-    result: 'f8d9382617f1b4d29cf3ecb3f734ecd4',
+    result: 'bbe5ed92fa9c6d0b352797655800b43e',
     archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '5b5a03f645ecd9e6bd9e28fe7c21d0f4',
+    result: '0ea7e0ff310fac19ff43d19ab5af4f28',
     archive: 'bf95c97a6e720453a8d63a3ba1724154',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
-    result: 'f84c006119adb87d2a272f1e032bd739',
+    result: 'ce38f6047be6a460fd3ca94d76066dbe',
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '8731dddf13f381b6a4744e282c328665',
+    result: '18c4130c0b1c942e963b23b84f4dfd0f',
     archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
