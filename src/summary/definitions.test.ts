@@ -24,7 +24,12 @@ describe('declarationsOf', () => {
     ]);
     // grep -n over several files names the file itself; without a read path the line stands alone.
     expect(declarationsOf('lib/path.py:420:    def iter_bezier(self, **kwargs):\nclass Path:')).toEqual([
-      { name: 'iter_bezier', line: 'def iter_bezier(self, **kwargs):', location: 'lib/path.py:420' },
+      {
+        name: 'iter_bezier',
+        line: 'def iter_bezier(self, **kwargs):',
+        location: 'lib/path.py:420',
+        printed: 'lib/path.py:420:    def iter_bezier(self, **kwargs):',
+      },
       { name: 'Path', line: 'class Path:' },
     ]);
   });
@@ -50,9 +55,13 @@ describe('declarationsOf', () => {
     ]);
   });
 
-  it('says where a declaration is before the line when it knows', () => {
+  it('says where a declaration is before the line when it knows, or shows it as printed with where it is', () => {
     expect(definitionLine({ name: 'f', line: 'def f():', location: 'a.py:3' })).toBe('`a.py:3` def f():');
     expect(definitionLine({ name: 'f', line: 'def f():' })).toBe('def f():');
+    // Printed with where it is (grep -n over files), it stays as printed: the form a search for it finds.
+    expect(
+      definitionLine({ name: 'f', line: 'def f():', location: 'a.py:3', printed: 'a.py:3:    def f():' }),
+    ).toBe('a.py:3:    def f():');
   });
 });
 

@@ -11,6 +11,11 @@ export interface Declaration {
   line: string;
   /** Where it is: `path:line` (from a `path:line:` prefix, or the read's path and the line's number), or a path. */
   location?: string;
+  /**
+   * The line as the output printed it, when the output itself said where it is (`grep -n` over files:
+   * `src/a.py:105:class A(Base):`): the form a search for it finds.
+   */
+  printed?: string;
 }
 
 /**
@@ -44,7 +49,12 @@ export function declarationsOf(output: string, path?: string): Declaration[] {
     if (match === null || /^__\w+__$/.test(match[1]!)) continue;
     const file = numbered?.[1] ?? path;
     const location = file === undefined ? undefined : numbered === null ? file : `${file}:${numbered[2]}`;
-    found.push({ name: match[1]!, line: body, ...(location === undefined ? {} : { location }) });
+    found.push({
+      name: match[1]!,
+      line: body,
+      ...(location === undefined ? {} : { location }),
+      ...(numbered?.[1] === undefined ? {} : { printed: raw.trim() }),
+    });
   }
   return found;
 }
@@ -75,7 +85,8 @@ export function namesAny(text: string, names: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** A declaration as a summary line: where it is, then the line. */
+/** A declaration as a summary line: as printed when that says where it is, else where it is, then the line. */
 export function definitionLine(found: Declaration): string {
+  if (found.printed !== undefined) return found.printed;
   return found.location === undefined ? found.line : `\`${found.location}\` ${found.line}`;
 }

@@ -71,7 +71,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: '0ea7e0ff310fac19ff43d19ab5af4f28',
+    result: 'd5652a1f8f90005394d3f6f3ed355374',
     archive: 'bf95c97a6e720453a8d63a3ba1724154',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
