@@ -716,6 +716,29 @@ describe('buildAnchoredSummary', () => {
     expect(text).toContain('## Code replaced (verbatim)\n- const re = /=+/g;\n');
   });
 
+  it('takes the lines of a diff that names no file (Cursor) as code written, into a new file when it only adds', () => {
+    const calls = [
+      toolCall(
+        'edit_file',
+        { diff: "- \n+ import { GitService } from '../../domain/git';\n+ export class SessionDB {" },
+        'call-1',
+      ),
+      toolCall(
+        'edit_file',
+        { diff: '  export class SessionDB {\n-   private db = {};\n+   private db = new Map();' },
+        'call-2',
+      ),
+    ];
+    const summary = oneStepSummary('Add sessions', calls, 'ok');
+    expect(summary.createdCode).toEqual([
+      "import { GitService } from '../../domain/git';",
+      'export class SessionDB {',
+    ]);
+    expect(summary.changes).toEqual(['private db = new Map();']);
+    expect(summary.replacedCode).toEqual(['private db = {};']);
+    expect(summary.scripts).toEqual([]);
+  });
+
   it('keeps what edits took out of files that were there, not lines the session wrote and replaced itself', () => {
     const calls = [
       toolCall(
@@ -1998,7 +2021,7 @@ describe('authoredLinesOf', () => {
     ).toEqual(['Fix notes', 'Notes lose their content field.']);
   });
 
-  it("takes a diff's added lines without their markers, not the lines it removed (like an edit's old text), its context or its header", () => {
+  it("takes a diff's added lines without their markers as written, the lines it removed as replaced, not its context or its header", () => {
     // Cursor's edit_file as SpecStory exports it: two columns, no path.
     const diff = [
       '--- a/src/pr.ts',
@@ -2010,12 +2033,24 @@ describe('authoredLinesOf', () => {
       '-     console.log(`[DEBUG] Using base branch: ${baseBranch}`);',
       '+     if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
     ].join('\n');
+    // An edit of a file, though the call names none: what it removed is its old text.
     expect(authoredLinesOf({ diff })).toEqual({
-      kind: 'script',
+      kind: 'edit',
       lines: [
         'debug?: boolean;',
         'if (options.debug) console.error(`[DEBUG] Using base branch: ${baseBranch}`);',
       ],
+      replaced: ['console.log(`[DEBUG] Using base branch: ${baseBranch}`);'],
+    });
+    // Added lines alone (Cursor writes a new file's diff after one blank removed line): the diff made the file.
+    expect(
+      authoredLinesOf({
+        diff: "- \n+ import { Command } from 'commander';\n+ export function createStartCommand() {",
+      }),
+    ).toEqual({
+      kind: 'edit',
+      lines: ["import { Command } from 'commander';", 'export function createStartCommand() {'],
+      created: true,
     });
   });
 

@@ -707,7 +707,9 @@ export function buildAnchoredSummary(
               lines: named.lines.filter((line) => !loneWord.test(line) && !sweAgentEditLine.test(line)),
             }
           : named;
-      const isCreated = authored.path !== undefined && created.has(ledgerFileKey(authored.path));
+      const isCreated =
+        authored.created === true ||
+        (authored.path !== undefined && created.has(ledgerFileKey(authored.path)));
       const section =
         authored.kind === 'script' ? summary.scripts : isCreated ? summary.createdCode : summary.changes;
       for (const line of authored.lines) pushUnique(section, line);
@@ -939,6 +941,8 @@ export interface AuthoredLines {
   replaced?: string[];
   /** The file an edit wrote to, as the call named it. */
   path?: string;
+  /** An edit that made its file (a diff of added lines only), where the call names no file to look it up by. */
+  created?: boolean;
 }
 
 /** Scratch locations: files written there are throwaway scripts, not the project's code. */
@@ -956,6 +960,8 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
   const removedInDiff: string[] = [];
   let path: string | undefined;
   let hasReplacement = false;
+  let hasDiff = false;
+  let diffHadOldLines = false;
   const walk = (value: unknown, key: string | undefined): void => {
     if (typeof value === 'string') {
       if (key !== undefined && locationKey.test(key)) {
@@ -970,8 +976,12 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
         // A diff's context lines were there before, and its `-` lines are what it replaced (an edit's old text,
         // which is not written either): its `+` lines, without the marker, are what it wrote (not `+++ b/x`).
         if (isDiff) {
-          if (raw.startsWith('-') && !raw.startsWith('--- ')) removedInDiff.push(raw.slice(1).trim());
-          else if (raw.startsWith('+') && !raw.startsWith('+++ ')) written.push(raw.slice(1).trim());
+          hasDiff = true;
+          if (raw.startsWith('+++ ') || raw.startsWith('--- ')) continue;
+          if (raw.startsWith('+')) written.push(raw.slice(1).trim());
+          else if (raw.startsWith('-')) removedInDiff.push(raw.slice(1).trim());
+          // A context line or a removed one that is not blank: the file was there before.
+          if (!raw.startsWith('+') && raw.slice(1).trim() !== '') diffHadOldLines = true;
           continue;
         }
         const line = raw.trim();
@@ -994,7 +1004,12 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
   } else walk(input, undefined);
   const lines = keptLines(written, replaced);
   // A project file: named, outside scratch locations, and written into (a replacement, or more than one line).
-  if (path === undefined || scratchPath.test(path) || !(hasReplacement || written.length > 1))
+  // A diff that names no file (Cursor's `edit_file` as SpecStory exports it) is still an edit of one.
+  const pathlessDiff = path === undefined && hasDiff && written.length > 0;
+  if (
+    !pathlessDiff &&
+    (path === undefined || scratchPath.test(path) || !(hasReplacement || written.length > 1))
+  )
     return { kind: 'script', lines };
   // A lone word in an edit is the editor's sub-command (`str_replace`, `create`) or a bare name, not code
   // written; in other calls it can be the point (a sub-agent's type).
@@ -1004,7 +1019,9 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
   return {
     kind: 'edit',
     lines: lines.filter((line) => !loneWord.test(line)),
-    path,
+    ...(path === undefined ? {} : { path }),
+    // Added lines only, no context and none removed: the diff made the file.
+    ...(pathlessDiff && !diffHadOldLines ? { created: true } : {}),
     ...(removed.length === 0 ? {} : { replaced: removed }),
   };
 }

@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '18c4130c0b1c942e963b23b84f4dfd0f',
+    result: '66268dd80353fd44ec6db5bec658da7a',
     archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
