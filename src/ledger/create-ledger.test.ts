@@ -553,6 +553,27 @@ describe('other agents', () => {
     expect(hung.errors.map((error) => error.message)).toEqual(["Error: Cannot find module '../test-utils'"]);
   });
 
+  it('counts runs that timed out apart from runs that failed, whatever exit status the kill left', () => {
+    const run = (output: string) => ({
+      name: 'bash',
+      input: { command: 'pytest -q tests/test_wcs.py' },
+      output,
+    });
+    const snapshot = ledgerOf(
+      createConversationBuilder()
+        .user('Run the WCS tests.')
+        .tools([run('<returncode>1</returncode>\n<output>\nE   AssertionError\n1 failed in 0.4s\n</output>')])
+        .tools([
+          run(
+            'The last command <command>pytest -q tests/test_wcs.py</command> timed out and has been killed.\n<returncode>-9</returncode>',
+          ),
+        ])
+        .tools([run('<returncode>0</returncode>\n<output>\n3 passed in 0.5s\n</output>')])
+        .build(),
+    );
+    expect(snapshot.commands).toMatchObject([{ runs: 3, failures: 1, timeouts: 1, status: 'ok' }]);
+  });
+
   it('importer placeholders leave a command without a status and add no error', () => {
     const snapshot = ledgerOf(
       createConversationBuilder()

@@ -273,6 +273,7 @@ export function createLedger(): Ledger {
           tool: part.toolName,
           runs: 0,
           failures: 0,
+          timeouts: 0,
           status: 'pending',
           firstMessageId: messageId,
           lastMessageId: messageId,
@@ -328,7 +329,9 @@ export function createLedger(): Ledger {
     if (call?.command !== undefined) {
       call.command.status = status;
       if (exitCode !== undefined) call.command.exitCode = exitCode;
-      if (failed) call.command.failures++;
+      // A run that was killed is a timeout, whatever exit status the kill left.
+      if (unfinished === 'timed-out') call.command.timeouts++;
+      else if (failed) call.command.failures++;
       const cut = placeholder ? null : outputCutNote.exec(text);
       if (cut !== null) call.command.outputCut = cut[0];
       else delete call.command.outputCut;

@@ -69,7 +69,10 @@ export interface LedgerCommand {
   kind: CommandKind;
   tool: string;
   runs: number;
+  /** Runs that failed (an error exit code, an error output). */
   failures: number;
+  /** Runs its harness stopped waiting for and killed (`timed-out`): not failures, not passes either. */
+  timeouts: number;
   /** Of the latest run, when its output stated one. */
   exitCode?: number;
   /** Of the latest run. */

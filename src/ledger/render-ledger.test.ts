@@ -127,6 +127,27 @@ describe('renderLedger', () => {
     const text = renderLedger(buildLedger(assignIds(session)));
     expect(text).toContain('- `npm run build` → timed out');
     expect(text).toContain('- `npm start` → still running');
+    const retried = createConversationBuilder()
+      .user('Build it.')
+      .tools([
+        {
+          name: 'Bash',
+          input: { command: 'npm run build' },
+          output: { type: 'error-text', value: 'Command timed out after 2m 0.0s' },
+        },
+      ])
+      .tools([
+        {
+          name: 'Bash',
+          input: { command: 'npm run build' },
+          output: { type: 'error-text', value: 'Exit code 1\nerror TS2304' },
+        },
+      ])
+      .tools([{ name: 'Bash', input: { command: 'npm run build' }, output: 'Compiled successfully' }])
+      .build();
+    expect(renderLedger(buildLedger(assignIds(retried)))).toContain(
+      '- `npm run build` → ok (3 runs, 1 failed, 1 timed out)',
+    );
   });
 
   it('code spans survive backticks and newlines', () => {

@@ -194,12 +194,18 @@ function commandRow(command: LedgerCommand, maxChars: number): { text: string; i
     }[command.status];
   let text = `- ${shortCommand(command.command, maxChars)} → ${outcome}`;
   if (command.runs > 1)
-    text += ` (${command.runs} runs${command.failures > 0 ? `, ${command.failures} failed` : ''})`;
+    text +=
+      ` (${command.runs} runs${command.failures > 0 ? `, ${command.failures} failed` : ''}` +
+      `${command.timeouts > 0 ? `, ${command.timeouts} ${unfinishedStatusWords['timed-out']}` : ''})`;
   else if (command.failures > 0 && command.exitCode === undefined && command.status !== 'failed')
     text += ' (failed before)';
   if (command.outputCut !== undefined) text += ` (output cut: ${command.outputCut})`;
   const importance =
-    command.kind === 'search' ? 1 : command.failures > 0 || command.testRunner !== undefined ? 4 : 2;
+    command.kind === 'search'
+      ? 1
+      : command.failures > 0 || command.timeouts > 0 || command.testRunner !== undefined
+        ? 4
+        : 2;
   return { text, importance };
 }
 

@@ -157,6 +157,22 @@ describe('buildAnchoredSummary', () => {
       '`yarn test:unit picker` → timed out',
       '`node serve.js` → still running',
     ]);
+    // Once it passes, what went before is an error that was fixed.
+    const rerun = (output: string) => ({
+      name: 'execute_bash',
+      input: { command: 'yarn test:unit picker' },
+      output,
+    });
+    const passed = buildAnchoredSummary(
+      assignIds(
+        createConversationBuilder()
+          .user('Run the picker tests.')
+          .tools([rerun(`⠙\n[The command timed out after 300 seconds. ${advice}`)])
+          .tools([rerun('1 passing (12ms)\n[The command completed with exit code 0.]')])
+          .build(),
+      ),
+    );
+    expect(passed.errors).toContain('`yarn test:unit picker` timed out 1× then passed');
   });
 
   it('takes advice and staying put for decisions', () => {

@@ -1343,8 +1343,13 @@ function addLedger(summary: AnchoredSummary, ledger: LedgerSnapshot): void {
     const label = codeSpan(commandLabel(command.command, 200));
     const line = `${label}${outcome}`;
     pushUnique(summary.commands, line);
-    if (command.failures > 0 && command.status === 'ok')
-      pushUnique(summary.errors, `${label} failed ${command.failures}× then passed`);
+    if ((command.failures > 0 || command.timeouts > 0) && command.status === 'ok') {
+      const before = [
+        ...(command.failures > 0 ? [`failed ${command.failures}×`] : []),
+        ...(command.timeouts > 0 ? [`${statusWords('timed-out')} ${command.timeouts}×`] : []),
+      ];
+      pushUnique(summary.errors, `${label} ${before.join(' and ')} then passed`);
+    }
   }
   for (const { error, variants } of errorGroups(ledger.errors)) {
     const also =
