@@ -238,6 +238,25 @@ describe('buildAnchoredSummary', () => {
     expect(summary.messageCount).toBe(11);
   });
 
+  it('reads a slash command as the user typed it, not as the tags Claude Code records it in', () => {
+    const summary = buildAnchoredSummary(
+      assignIds([
+        userMessage(
+          '<command-message>fix-issue is running…</command-message>\n<command-name>/fix-issue</command-name>\n<command-args>365</command-args>',
+        ),
+        assistantMessage('Fixed the notes formatter.'),
+        userMessage(
+          '<command-message>git-tools:commit is running…</command-message>\n<command-name>/git-tools:commit</command-name>',
+        ),
+        assistantMessage('Committed.'),
+        // A message that only talks about the tags is prose.
+        userMessage('Why does <command-name> show up in the log?'),
+      ]),
+    );
+    expect(summary.intent).toBe('/fix-issue 365');
+    expect(summary.constraints).toEqual(['/git-tools:commit', 'Why does <command-name> show up in the log?']);
+  });
+
   it('keeps a later short request whole, and of a long one the sentences that constrain', () => {
     const changed =
       'Sorry, the requirements just changed a little. I now want this:\n\n1. A list of all .md files in the root folder\n2. The name of the license';

@@ -512,7 +512,10 @@ function isSubAgentReport(message: IdentifiedMessage): boolean {
 }
 
 function computeProse(message: IdentifiedMessage): string {
-  if (typeof message.content === 'string') return withoutPrecisNote(message.content);
+  if (typeof message.content === 'string')
+    return message.role === 'user'
+      ? asTyped(withoutPrecisNote(message.content))
+      : withoutPrecisNote(message.content);
   if (message.role === 'tool')
     return message.content
       .map((part) =>
@@ -526,13 +529,29 @@ function computeProse(message: IdentifiedMessage): string {
   return message.content
     .map((part) =>
       part.type === 'text' || part.type === 'reasoning'
-        ? withoutPrecisNote(part.text)
+        ? message.role === 'user'
+          ? asTyped(withoutPrecisNote(part.text))
+          : withoutPrecisNote(part.text)
         : part.type === 'tool-call' && isSubAgentTool(part.toolName)
           ? subAgentBrief(part.input)
           : '',
     )
     .filter((text) => text !== '' && !stubLine.test(text.trim()))
     .join('\n');
+}
+
+/** A slash command as Claude Code records it: its name, what it shows while it runs, and its arguments. */
+const slashCommandRecord = /^\s*(?:<(command-name|command-message|command-args)>[^<]*<\/\1>\s*)+$/;
+
+/**
+ * A user's text as they typed it: a slash command's record (`<command-message>…</command-message>
+ * <command-name>/fix-issue</command-name><command-args>365</command-args>`) is `/fix-issue 365`.
+ */
+function asTyped(text: string): string {
+  if (!text.includes('<command-name>') || !slashCommandRecord.test(text)) return text;
+  const name = /<command-name>([^<]*)<\/command-name>/.exec(text)![1]!.trim();
+  const args = /<command-args>([^<]*)<\/command-args>/.exec(text)?.[1]?.trim() ?? '';
+  return name === '' ? text : args === '' ? name : `${name} ${args}`;
 }
 
 /** What a sub-agent was asked (its `prompt`). */

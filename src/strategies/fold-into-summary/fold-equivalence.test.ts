@@ -71,8 +71,8 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: 'f7728f2bcf1c35a1df83b57b9723a289',
   },
   'cc-native-json__dmux__eef6c282.json': {
-    result: 'd5652a1f8f90005394d3f6f3ed355374',
-    archive: 'bf95c97a6e720453a8d63a3ba1724154',
+    result: '1e1fea91f1af4e56d7fde4c3ff470e7d',
+    archive: '571d87fd603814dd7ffe9587d232b310',
   },
   'openhands-msgs__mui__material-ui-30768.json': {
     result: 'ce38f6047be6a460fd3ca94d76066dbe',
