@@ -763,13 +763,15 @@ describe('buildAnchoredSummary', () => {
         { diff: '  export class SessionDB {\n-   private db = {};\n+   private db = new Map();' },
         'call-2',
       ),
+      // It renames the class the first diff wrote: that line was the session's own, not the file's old text.
+      toolCall('edit_file', { diff: '- export class SessionDB {\n+ export class SessionStore {' }, 'call-3'),
     ];
     const summary = oneStepSummary('Add sessions', calls, 'ok');
     expect(summary.createdCode).toEqual([
       "import { GitService } from '../../domain/git';",
       'export class SessionDB {',
     ]);
-    expect(summary.changes).toEqual(['private db = new Map();']);
+    expect(summary.changes).toEqual(['private db = new Map();', 'export class SessionStore {']);
     expect(summary.replacedCode).toEqual(['private db = {};']);
     expect(summary.scripts).toEqual([]);
   });

@@ -732,10 +732,12 @@ export function buildAnchoredSummary(
       const section =
         authored.kind === 'script' ? summary.scripts : isCreated ? summary.createdCode : summary.changes;
       for (const line of authored.lines) pushUnique(section, line);
-      // What a project file said before the session: not the lines of a file it created, nor its own earlier edits.
+      // What a project file said before the session: not the lines of a file it created, nor lines it wrote
+      // itself (an earlier edit's, or a file's a diff that named none created).
       if (authored.kind === 'edit' && !isCreated)
         for (const line of authored.replaced ?? [])
-          if (!summary.changes.includes(line)) pushUnique(summary.replacedCode, line);
+          if (!summary.changes.includes(line) && !summary.createdCode.includes(line))
+            pushUnique(summary.replacedCode, line);
     }
   for (const message of assistants)
     for (const line of proseCodeOf(message)) pushUnique(summary.scripts, line);
@@ -993,7 +995,7 @@ export function authoredLinesOf(input: unknown): AuthoredLines {
       // Split at \n alone: trimming drops the \r of a \r\n.
       for (const raw of value.split('\n')) {
         // A diff's context lines were there before, and its `-` lines are what it replaced (an edit's old text,
-        // which is not written either): its `+` lines, without the marker, are what it wrote (not `+++ b/x`).
+        // not written either, kept apart): its `+` lines, without the marker, are what it wrote (not `+++ b/x`).
         if (isDiff) {
           hasDiff = true;
           if (raw.startsWith('+++ ') || raw.startsWith('--- ')) continue;

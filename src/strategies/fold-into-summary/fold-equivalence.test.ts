@@ -54,11 +54,11 @@ function compactDigests(text: string, file: string, share: number): { result: st
 }
 
 const exampleGolden: Record<string, { result: string; archive: string }> = {
-  '0.05': { result: 'fa13aaf86a51078e6a9af8a3e8eb06b1', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
-  '0.1': { result: 'd30e86bfa7b0a306b57d1756dd8a6eae', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
-  '0.15': { result: 'ca517f530601048fed586a3868d9be23', archive: '5ff05681bdd52696c57ce0b0d081719f' },
-  '0.2': { result: '9ce0e0f583e128aa96c35fa1f8cd2e4a', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
-  '0.3': { result: 'c74f9e5026fc0cdea4a7cc668fdd0182', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
+  '0.05': { result: '638d9e1e8866695bda8273e7a9eb4c6a', archive: 'db26927032cdff6227d4da2a6eaa5f27' },
+  '0.1': { result: 'cd7f8a3553231f8c95daa01d815efeee', archive: '7b9cb9353b68e5016ac2505536ee5ad7' },
+  '0.15': { result: '483a0ae06f2ccae3b18d5ddd4e320a21', archive: '5ff05681bdd52696c57ce0b0d081719f' },
+  '0.2': { result: '8a34eb73c598316deee5bf9c3c538874', archive: '29e7d7f4c7fdb1236a4cbd2cd6b20ff9' },
+  '0.3': { result: '2c6b02b4bf4065cc8825eb22e72f7701', archive: '8bb9072e0f118c33a07ab1f51aaa3330' },
 };
 
 const sessionGolden: Record<string, { result: string; archive: string }> = {
@@ -79,7 +79,7 @@ const sessionGolden: Record<string, { result: string; archive: string }> = {
     archive: '96e0410e0e0a02cfbc9c5d51b7c7343f',
   },
   'specstory-cursor__minsky__2025-04-26_20-30-setting-up-minsky-cli-with-bun.md': {
-    result: '66268dd80353fd44ec6db5bec658da7a',
+    result: '344c09d7d451e5c2a18809039edfa0a3',
     archive: '55129dd7fae1d04b0e39b2104ca42d22',
   },
 };
