@@ -312,11 +312,14 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
     '',
     '#### why does it crash?  ',
     '',
+    // An answer to aider's own question that aider logged as input: the user answered aider, not the model.
+    "#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip  ",
+    '',
   ].join('\n');
   const { messages } = importText(history);
   const users = messages.filter((message) => message.role === 'user');
 
-  it('marks its commands and its output as harness notes, the requests not', () => {
+  it('marks its commands, its output and answers to its questions as harness notes, the requests not', () => {
     expect(users.map((message) => [message.content, message.metadata?.harness === true])).toEqual([
       ['/ask', true],
       ['Aider v0.83.1\nMain model: openrouter/qwen/qwen3-coder with ask edit format', true],
@@ -330,6 +333,7 @@ describe('aiderImporter.parse, what aider wrote in the user’s place', () => {
       ['drop the unused import', false],
       ['/ask\nwhy does it crash?', true],
       ['why does it crash?', false],
+      ["Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip", true],
     ]);
     expect(users[2]!.metadata).toMatchObject({ command: '/model' });
     expect(users[3]!.metadata).not.toHaveProperty('command');

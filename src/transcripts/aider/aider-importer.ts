@@ -509,6 +509,11 @@ function readBanner(entries: readonly OutputEntry[], session: SessionInfo): void
 const addedToChatPattern = /^Added (\S+) to the chat\.?$/;
 const addFilePromptPattern = /^Add file to the chat\? .*:\s*(?:y|yes|a|all)\s*$/i;
 const addFilesPromptPattern = /^Add these files to the chat\?\s*(?:y|yes)\s*$/i;
+/**
+ * aider's question with the user's answer, logged as input when the answer was typed out (`Add file to the chat?
+ * (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: skip`): an answer to aider, not a request to the model.
+ */
+const answeredQuestionPattern = /^[^\n]*\? \(Y\)es\/\(N\)o(?:\/[^\n[]*)? \[(?:Yes|No)\]: ?[^\n]*$/;
 /** A path aider lists alone on a line before asking to add it: one token with a dot or slash. */
 const listedPathPattern = /^[^\s:]*[./\\][^\s:]*$/;
 
@@ -698,10 +703,15 @@ function parseAider(text: string, context: ImportContext): ImportResult {
       const typed = previous?.role === 'user' ? requestCommandText(previous) : undefined;
       if (typed !== undefined && typed.text === prompt.trim())
         previous!.metadata = { ...previous!.metadata, command: typed.command, harness: true };
+      const answer = command === undefined && answeredQuestionPattern.test(prompt.trim());
       messages.push({
         role: 'user',
         content: prompt,
-        metadata: metadataOf(line, record, command === undefined ? {} : { command, harness: true }),
+        metadata: metadataOf(
+          line,
+          record,
+          command !== undefined ? { command, harness: true } : answer ? { harness: true } : {},
+        ),
       });
       continue;
     }
