@@ -257,6 +257,23 @@ describe('buildAnchoredSummary', () => {
     expect(summary.constraints).toEqual(['/git-tools:commit', 'Why does <command-name> show up in the log?']);
   });
 
+  it('leaves out a sentence that only points at the list after it', () => {
+    const rules = [
+      'Follow these rules. '.repeat(60),
+      'Each response should include:',
+      '1. A THOUGHT section explaining your reasoning',
+      'If you need to run multiple commands, either:',
+      '- connect them with && or ||',
+      'Commands must be specified in a single bash code block:',
+    ].join('\n');
+    const summary = buildAnchoredSummary(
+      assignIds([userMessage('Fix the flaky test.'), assistantMessage('On it.'), userMessage(rules)]),
+    );
+    expect(summary.constraints).toContain('Commands must be specified in a single bash code block:');
+    expect(summary.constraints).not.toContain('Each response should include:');
+    expect(summary.constraints).not.toContain('If you need to run multiple commands, either:');
+  });
+
   it('keeps a later short request whole, and of a long one the sentences that constrain', () => {
     const changed =
       'Sorry, the requirements just changed a little. I now want this:\n\n1. A list of all .md files in the root folder\n2. The name of the license';

@@ -332,6 +332,12 @@ const maxWholeRequestChars = 1000;
  * A later user message's items for the constraints: the request the user typed, whole, when it is short, and the
  * sentences that read as constraints (imperatives, must / never / only …), those of an expansion after it too.
  */
+/**
+ * A sentence that only points at what follows it ("Each response should include:", "If you need to run multiple
+ * commands, either:"): alone, it asks nothing. The list or block after it gives its own sentences.
+ */
+const leadIn = /\b(?:include|includes|either|following|below|these|this|as follows)\s*:$/i;
+
 function constraintsOf(message: IdentifiedMessage): readonly string[] {
   const facts = factsOf(message);
   if (facts.constraints === undefined) {
@@ -340,7 +346,9 @@ function constraintsOf(message: IdentifiedMessage): readonly string[] {
       .filter(
         (sentence) =>
           // A frame of a pasted log: a word in its path (`use-error-handler.js`) is no request.
-          (imperativeStart.test(sentence) || constraintCue.test(sentence)) && !stackFrameLine.test(sentence),
+          (imperativeStart.test(sentence) || constraintCue.test(sentence)) &&
+          !stackFrameLine.test(sentence) &&
+          !leadIn.test(sentence),
       );
     // What the user typed, when short enough, stays whole: a changed requirement list or "let's go back to bash"
     // carries no constraint word, and is what the agent works to next.
