@@ -520,10 +520,9 @@ function isSubAgentReport(message: IdentifiedMessage): boolean {
 }
 
 function computeProse(message: IdentifiedMessage): string {
-  if (typeof message.content === 'string')
-    return message.role === 'user'
-      ? asTyped(withoutPrecisNote(message.content))
-      : withoutPrecisNote(message.content);
+  const prose = (text: string) =>
+    message.role === 'user' ? asTyped(withoutPrecisNote(text)) : withoutPrecisNote(text);
+  if (typeof message.content === 'string') return prose(message.content);
   if (message.role === 'tool')
     return message.content
       .map((part) =>
@@ -537,9 +536,7 @@ function computeProse(message: IdentifiedMessage): string {
   return message.content
     .map((part) =>
       part.type === 'text' || part.type === 'reasoning'
-        ? message.role === 'user'
-          ? asTyped(withoutPrecisNote(part.text))
-          : withoutPrecisNote(part.text)
+        ? prose(part.text)
         : part.type === 'tool-call' && isSubAgentTool(part.toolName)
           ? subAgentBrief(part.input)
           : '',
